@@ -1,0 +1,59 @@
+package structs
+
+import (
+	"bytes"
+	"crypto/rand"
+	"fmt"
+	"reflect"
+
+	"github.com/hashicorp/go-msgpack/v2/codec"
+)
+
+// MsgpackHandle is the codec for raft entries, snapshots and RPC.
+var MsgpackHandle = func() *codec.MsgpackHandle {
+	h := &codec.MsgpackHandle{}
+	h.RawToString = true
+	h.MapType = reflect.TypeOf(map[string]any(nil))
+	return h
+}()
+
+// Encode writes a message type byte followed by the msgpack of msg: the
+// format of every raft log entry (CONVENTIONS 9).
+func Encode(t MessageType, msg any) ([]byte, error) {
+	var buf bytes.Buffer
+	buf.WriteByte(uint8(t))
+	if err := codec.NewEncoder(&buf, MsgpackHandle).Encode(msg); err != nil {
+		return nil, fmt.Errorf("encoding message type %d: %w", t, err)
+	}
+	return buf.Bytes(), nil
+}
+
+// Decode reads msgpack into out.
+func Decode(buf []byte, out any) error {
+	return codec.NewDecoder(bytes.NewReader(buf), MsgpackHandle).Decode(out)
+}
+
+// CopyVia deep-copies in into out through msgpack. Used by Copy methods; they
+// are off the hot path of the scheduler (which never copies per node).
+func CopyVia(in, out any) {
+	var buf bytes.Buffer
+	if err := codec.NewEncoder(&buf, MsgpackHandle).Encode(in); err != nil {
+		// A type that cannot round-trip through msgpack is a programming
+		// error in this package: every struct here is plain data.
+		panic(fmt.Sprintf("structs: copy encode: %v", err))
+	}
+	if err := codec.NewDecoderBytes(buf.Bytes(), MsgpackHandle).Decode(out); err != nil {
+		panic(fmt.Sprintf("structs: copy decode: %v", err))
+	}
+}
+
+// GenerateUUID returns a random RFC 4122 version 4 UUID string.
+func GenerateUUID() string {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(fmt.Sprintf("structs: reading random bytes: %v", err))
+	}
+	b[6] = (b[6] & 0x0f) | 0x40
+	b[8] = (b[8] & 0x3f) | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}

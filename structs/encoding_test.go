@@ -1,0 +1,50 @@
+package structs
+
+import (
+	"reflect"
+	"testing"
+	"time"
+)
+
+func TestCopyRoundTrip(t *testing.T) {
+	j := &Job{ID: "example", Type: JobTypeBatch, TaskGroups: []*TaskGroup{{
+		Name: "g", Count: 2,
+		Tasks: []*Task{{Name: "t", Driver: "raw_exec", KillTimeout: 3 * time.Second,
+			Config: map[string]any{"command": "/bin/echo", "args": []any{"a", "b"}, "nested": []any{map[string]any{"k": int64(1)}}}}},
+	}}}
+	j.Canonicalize()
+	c := j.Copy()
+	if !reflect.DeepEqual(j, c) {
+		t.Fatalf("copy differs:\n%#v\n%#v", j.TaskGroups[0].Tasks[0], c.TaskGroups[0].Tasks[0])
+	}
+	now := time.Now().Round(0)
+	a := &Allocation{ID: "a", TaskStates: map[string]*TaskState{"t": {State: TaskStateRunning, StartedAt: now}}}
+	ac := a.Copy()
+	if !ac.TaskStates["t"].StartedAt.Equal(now) {
+		t.Fatalf("time lost: %v vs %v", ac.TaskStates["t"].StartedAt, now)
+	}
+}
+
+func TestEncodeDecode(t *testing.T) {
+	buf, err := Encode(JobRegisterRequestType, &JobRegisterRequest{Job: &Job{ID: "x"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if MessageType(buf[0]) != JobRegisterRequestType {
+		t.Fatalf("type byte %d", buf[0])
+	}
+	var out JobRegisterRequest
+	if err := Decode(buf[1:], &out); err != nil || out.Job.ID != "x" {
+		t.Fatalf("decode: %v %+v", err, out)
+	}
+}
+
+func TestDecodeRPCError(t *testing.T) {
+	err := DecodeRPCError(ErrJobNotFound.Error())
+	if code, msg := ErrorCode(err); code != 404 || msg != "job not found" {
+		t.Fatalf("got %d %q", code, msg)
+	}
+	if code, _ := ErrorCode(DecodeRPCError("plain failure")); code != 500 {
+		t.Fatalf("plain error code %d", code)
+	}
+}

@@ -1,0 +1,203 @@
+package structs
+
+import "fmt"
+
+// Resource defaults, as in Nomad.
+const (
+	DefaultCPU      = 100 // MHz
+	DefaultMemoryMB = 300
+	MinCPU          = 1
+	MinMemoryMB     = 10
+)
+
+// Resources is what a task asks for.
+type Resources struct {
+	CPU         int
+	Cores       int
+	MemoryMB    int
+	MemoryMaxMB int
+	DiskMB      int
+}
+
+// DefaultResources returns Nomad's task defaults.
+func DefaultResources() *Resources {
+	return &Resources{CPU: DefaultCPU, MemoryMB: DefaultMemoryMB}
+}
+
+// Canonicalize fills zero values with defaults.
+func (r *Resources) Canonicalize() {
+	if r.CPU == 0 && r.Cores == 0 {
+		r.CPU = DefaultCPU
+	}
+	if r.MemoryMB == 0 {
+		r.MemoryMB = DefaultMemoryMB
+	}
+}
+
+// Validate checks the ask is sensible.
+func (r *Resources) Validate() error {
+	var errs MultiError
+	if r.CPU < 0 || r.Cores < 0 {
+		errs.Add(fmt.Errorf("cpu and cores can't be negative"))
+	}
+	if r.CPU > 0 && r.Cores > 0 {
+		errs.Add(fmt.Errorf("only one of cpu or cores may be set"))
+	}
+	if r.MemoryMB < MinMemoryMB {
+		errs.Add(fmt.Errorf("minimum memory value is %d; got %d", MinMemoryMB, r.MemoryMB))
+	}
+	if r.MemoryMaxMB != 0 && r.MemoryMaxMB < r.MemoryMB {
+		errs.Add(fmt.Errorf("memory_max (%d) must be at least memory (%d)", r.MemoryMaxMB, r.MemoryMB))
+	}
+	if r.DiskMB < 0 {
+		errs.Add(fmt.Errorf("disk can't be negative"))
+	}
+	return errs.ErrorOrNil()
+}
+
+// NodeResources is what a node offers (JSON shape of Nomad's NodeResources).
+type NodeResources struct {
+	Cpu    NodeCpuResources
+	Memory NodeMemoryResources
+	Disk   NodeDiskResources
+}
+
+// NodeCpuResources describes a node's CPU.
+type NodeCpuResources struct {
+	CpuShares          int64 // total MHz
+	TotalCpuCores      uint16
+	ReservableCpuCores []uint16
+}
+
+// NodeMemoryResources describes a node's memory.
+type NodeMemoryResources struct{ MemoryMB int64 }
+
+// NodeDiskResources describes a node's disk.
+type NodeDiskResources struct{ DiskMB int64 }
+
+// NodeReservedResources is what the operator keeps back from scheduling.
+type NodeReservedResources struct {
+	Cpu    NodeReservedCpuResources
+	Memory NodeReservedMemoryResources
+	Disk   NodeReservedDiskResources
+}
+
+// NodeReservedCpuResources is reserved CPU.
+type NodeReservedCpuResources struct {
+	CpuShares        int64
+	ReservedCpuCores []uint16
+}
+
+// NodeReservedMemoryResources is reserved memory.
+type NodeReservedMemoryResources struct{ MemoryMB int64 }
+
+// NodeReservedDiskResources is reserved disk.
+type NodeReservedDiskResources struct{ DiskMB int64 }
+
+// AllocatedResources is what an allocation holds on its node.
+type AllocatedResources struct {
+	Tasks  map[string]*AllocatedTaskResources
+	Shared AllocatedSharedResources
+}
+
+// AllocatedTaskResources is one task's share.
+type AllocatedTaskResources struct {
+	Cpu    AllocatedCpuResources
+	Memory AllocatedMemoryResources
+}
+
+// AllocatedCpuResources is a task's CPU.
+type AllocatedCpuResources struct {
+	CpuShares     int64
+	ReservedCores []uint16
+}
+
+// AllocatedMemoryResources is a task's memory.
+type AllocatedMemoryResources struct {
+	MemoryMB    int64
+	MemoryMaxMB int64
+}
+
+// AllocatedSharedResources is shared by the group's tasks.
+type AllocatedSharedResources struct{ DiskMB int64 }
+
+// ComparableResources is a flat view used to add, subtract and compare.
+type ComparableResources struct {
+	CpuShares int64
+	MemoryMB  int64
+	DiskMB    int64
+}
+
+// Add adds o to c.
+func (c *ComparableResources) Add(o ComparableResources) {
+	c.CpuShares += o.CpuShares
+	c.MemoryMB += o.MemoryMB
+	c.DiskMB += o.DiskMB
+}
+
+// Subtract subtracts o from c.
+func (c *ComparableResources) Subtract(o ComparableResources) {
+	c.CpuShares -= o.CpuShares
+	c.MemoryMB -= o.MemoryMB
+	c.DiskMB -= o.DiskMB
+}
+
+// Superset reports whether c holds all of o; if not, it names the first
+// dimension exhausted ("cpu", "memory", "disk").
+func (c ComparableResources) Superset(o ComparableResources) (bool, string) {
+	if c.CpuShares < o.CpuShares {
+		return false, "cpu"
+	}
+	if c.MemoryMB < o.MemoryMB {
+		return false, "memory"
+	}
+	if c.DiskMB < o.DiskMB {
+		return false, "disk"
+	}
+	return true, ""
+}
+
+// Comparable flattens allocated resources.
+func (a *AllocatedResources) Comparable() ComparableResources {
+	var c ComparableResources
+	if a == nil {
+		return c
+	}
+	for _, t := range a.Tasks {
+		c.CpuShares += t.Cpu.CpuShares
+		c.MemoryMB += t.Memory.MemoryMB
+	}
+	c.DiskMB += a.Shared.DiskMB
+	return c
+}
+
+// Comparable flattens a node's resources minus its reserved ones.
+func (n *Node) Comparable() ComparableResources {
+	c := ComparableResources{}
+	if n.NodeResources != nil {
+		c.CpuShares = n.NodeResources.Cpu.CpuShares
+		c.MemoryMB = n.NodeResources.Memory.MemoryMB
+		c.DiskMB = n.NodeResources.Disk.DiskMB
+	}
+	if r := n.ReservedResources; r != nil {
+		c.Subtract(ComparableResources{CpuShares: r.Cpu.CpuShares, MemoryMB: r.Memory.MemoryMB, DiskMB: r.Disk.DiskMB})
+	}
+	return c
+}
+
+// AllocatedFor converts a group's asks into what an allocation holds.
+func AllocatedFor(tg *TaskGroup) *AllocatedResources {
+	ar := &AllocatedResources{Tasks: make(map[string]*AllocatedTaskResources, len(tg.Tasks))}
+	for _, t := range tg.Tasks {
+		r := t.Resources
+		if r == nil {
+			r = DefaultResources()
+		}
+		ar.Tasks[t.Name] = &AllocatedTaskResources{
+			Cpu:    AllocatedCpuResources{CpuShares: int64(r.CPU)},
+			Memory: AllocatedMemoryResources{MemoryMB: int64(r.MemoryMB), MemoryMaxMB: int64(r.MemoryMaxMB)},
+		}
+		ar.Shared.DiskMB += int64(r.DiskMB)
+	}
+	return ar
+}

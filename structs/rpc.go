@@ -1,0 +1,376 @@
+package structs
+
+import "time"
+
+// QueryOptions are the read options of every RPC read: blocking query
+// parameters, namespace, region and filters.
+type QueryOptions struct {
+	Region    string
+	Namespace string
+	// MinQueryIndex blocks the query until the state index is past it.
+	MinQueryIndex uint64
+	// MaxQueryTime bounds how long a blocking query waits.
+	MaxQueryTime time.Duration
+	// AllowStale lets a non-leader answer.
+	AllowStale bool
+	// Prefix filters list results by ID prefix.
+	Prefix string
+}
+
+// QueryMeta is returned with every read.
+type QueryMeta struct {
+	// Index is the state index the answer reflects (X-Nomad-Index).
+	Index       uint64
+	LastContact time.Duration
+	KnownLeader bool
+}
+
+// WriteRequest carries the options of every RPC write.
+type WriteRequest struct {
+	Region    string
+	Namespace string
+}
+
+// WriteMeta is returned with every write.
+type WriteMeta struct {
+	Index uint64
+}
+
+// GenericRequest is a request with no arguments.
+type GenericRequest struct {
+	QueryOptions
+}
+
+// GenericResponse answers a write with nothing else to say.
+type GenericResponse struct {
+	WriteMeta
+}
+
+// JobRegisterRequest registers or updates a job (Job.Register).
+type JobRegisterRequest struct {
+	Job            *Job
+	EnforceIndex   bool
+	JobModifyIndex uint64
+	PolicyOverride bool
+	WriteRequest
+}
+
+// JobRegisterResponse answers Job.Register.
+type JobRegisterResponse struct {
+	EvalID          string
+	EvalCreateIndex uint64
+	JobModifyIndex  uint64
+	Warnings        string
+	QueryMeta
+}
+
+// JobDeregisterRequest stops (or purges) a job (Job.Deregister).
+type JobDeregisterRequest struct {
+	JobID string
+	Purge bool
+	WriteRequest
+}
+
+// JobDeregisterResponse answers Job.Deregister.
+type JobDeregisterResponse struct {
+	EvalID          string
+	EvalCreateIndex uint64
+	JobModifyIndex  uint64
+	QueryMeta
+}
+
+// JobPlanRequest dry-runs a job (Job.Plan).
+type JobPlanRequest struct {
+	Job  *Job
+	Diff bool
+	WriteRequest
+}
+
+// JobPlanResponse answers Job.Plan: what the scheduler would do.
+type JobPlanResponse struct {
+	Annotations    *PlanAnnotations
+	FailedTGAllocs map[string]*AllocMetric
+	JobModifyIndex uint64
+	CreatedEvals   []*Evaluation
+	Diff           *JobDiff
+	Warnings       string
+	WriteMeta
+}
+
+// PlanAnnotations summarize a dry-run plan per task group.
+type PlanAnnotations struct {
+	DesiredTGUpdates map[string]*DesiredUpdates
+}
+
+// DesiredUpdates counts what a plan does to one group.
+type DesiredUpdates struct {
+	Ignore            uint64
+	Place             uint64
+	Migrate           uint64
+	Stop              uint64
+	InPlaceUpdate     uint64
+	DestructiveUpdate uint64
+	Canary            uint64
+	Preemptions       uint64
+}
+
+// JobDiff is the (minimal) difference between the registered and planned job.
+type JobDiff struct {
+	Type       string // "None", "Added", "Deleted", "Edited"
+	ID         string
+	Fields     []*FieldDiff
+	Objects    []*ObjectDiff
+	TaskGroups []*TaskGroupDiff
+}
+
+// FieldDiff is one changed field.
+type FieldDiff struct {
+	Type        string
+	Name        string
+	Old, New    string
+	Annotations []string
+}
+
+// ObjectDiff is one changed object.
+type ObjectDiff struct {
+	Type    string
+	Name    string
+	Fields  []*FieldDiff
+	Objects []*ObjectDiff
+}
+
+// TaskGroupDiff is one changed group.
+type TaskGroupDiff struct {
+	Type    string
+	Name    string
+	Fields  []*FieldDiff
+	Objects []*ObjectDiff
+	Tasks   []*ObjectDiff
+	Updates map[string]uint64
+}
+
+// JobSpecificRequest names one job.
+type JobSpecificRequest struct {
+	JobID string
+	All   bool
+	QueryOptions
+}
+
+// SingleJobResponse answers Job.GetJob; Job is nil when not found.
+type SingleJobResponse struct {
+	Job *Job
+	QueryMeta
+}
+
+// JobListRequest lists jobs.
+type JobListRequest struct {
+	QueryOptions
+}
+
+// JobListResponse answers Job.List.
+type JobListResponse struct {
+	Jobs []*JobListStub
+	QueryMeta
+}
+
+// JobAllocationsResponse answers Job.Allocations.
+type JobAllocationsResponse struct {
+	Allocations []*AllocListStub
+	QueryMeta
+}
+
+// JobEvaluationsResponse answers Job.Evaluations.
+type JobEvaluationsResponse struct {
+	Evaluations []*Evaluation
+	QueryMeta
+}
+
+// NodeRegisterRequest registers or re-registers a node (Node.Register).
+type NodeRegisterRequest struct {
+	Node *Node
+	WriteRequest
+}
+
+// NodeUpdateStatusRequest is a heartbeat or status change (Node.UpdateStatus).
+type NodeUpdateStatusRequest struct {
+	NodeID    string
+	SecretID  string
+	Status    string
+	UpdatedAt int64
+	WriteRequest
+}
+
+// NodeUpdateResponse answers Node.Register and Node.UpdateStatus.
+type NodeUpdateResponse struct {
+	// HeartbeatTTL is how long the server waits for the next heartbeat.
+	HeartbeatTTL    time.Duration
+	EvalIDs         []string
+	EvalCreateIndex uint64
+	NodeModifyIndex uint64
+	LeaderRPCAddr   string
+	NumNodes        int32
+	QueryMeta
+}
+
+// NodeSpecificRequest names one node.
+type NodeSpecificRequest struct {
+	NodeID   string
+	SecretID string
+	QueryOptions
+}
+
+// SingleNodeResponse answers Node.GetNode; Node is nil when not found.
+type SingleNodeResponse struct {
+	Node *Node
+	QueryMeta
+}
+
+// NodeListRequest lists nodes.
+type NodeListRequest struct {
+	QueryOptions
+}
+
+// NodeListResponse answers Node.List.
+type NodeListResponse struct {
+	Nodes []*NodeListStub
+	QueryMeta
+}
+
+// NodeClientAllocsResponse answers Node.GetClientAllocs: the IDs of the
+// node's allocations with their AllocModifyIndex, so the client fetches only
+// what changed (with Alloc.GetAllocs).
+type NodeClientAllocsResponse struct {
+	Allocs map[string]uint64
+	QueryMeta
+}
+
+// AllocUpdateRequest carries client status reports (Node.UpdateAlloc): each
+// allocation holds ID, NodeID, ClientStatus, ClientDescription and TaskStates.
+type AllocUpdateRequest struct {
+	Alloc []*Allocation
+	// Evals are created with the update (for example to replace failed
+	// allocations); the server fills them in.
+	Evals []*Evaluation
+	// UpdatedAt is the commit time in unix nanoseconds (set by the server).
+	UpdatedAt int64
+	WriteRequest
+}
+
+// AllocListRequest lists allocations.
+type AllocListRequest struct {
+	QueryOptions
+}
+
+// AllocListResponse answers Alloc.List.
+type AllocListResponse struct {
+	Allocations []*AllocListStub
+	QueryMeta
+}
+
+// AllocSpecificRequest names one allocation.
+type AllocSpecificRequest struct {
+	AllocID string
+	QueryOptions
+}
+
+// SingleAllocResponse answers Alloc.GetAlloc; Alloc is nil when not found.
+type SingleAllocResponse struct {
+	Alloc *Allocation
+	QueryMeta
+}
+
+// AllocsGetRequest names several allocations.
+type AllocsGetRequest struct {
+	AllocIDs []string
+	QueryOptions
+}
+
+// AllocsGetResponse answers Alloc.GetAllocs.
+type AllocsGetResponse struct {
+	Allocs []*Allocation
+	QueryMeta
+}
+
+// EvalListRequest lists evaluations.
+type EvalListRequest struct {
+	QueryOptions
+}
+
+// EvalListResponse answers Eval.List.
+type EvalListResponse struct {
+	Evaluations []*Evaluation
+	QueryMeta
+}
+
+// EvalSpecificRequest names one evaluation.
+type EvalSpecificRequest struct {
+	EvalID string
+	QueryOptions
+}
+
+// SingleEvalResponse answers Eval.GetEval; Eval is nil when not found.
+type SingleEvalResponse struct {
+	Eval *Evaluation
+	QueryMeta
+}
+
+// EvalAllocationsResponse answers Eval.Allocations.
+type EvalAllocationsResponse struct {
+	Allocations []*AllocListStub
+	QueryMeta
+}
+
+// EvalUpdateRequest upserts evaluations (raft entry EvalUpdateRequestType).
+type EvalUpdateRequest struct {
+	Evals []*Evaluation
+	WriteRequest
+}
+
+// ServerMember is one server in GET /v1/agent/members.
+type ServerMember struct {
+	Name        string
+	Addr        string
+	Port        uint16
+	Tags        map[string]string
+	Status      string
+	ProtocolMin uint8
+	ProtocolMax uint8
+	ProtocolCur uint8
+	DelegateMin uint8
+	DelegateMax uint8
+	DelegateCur uint8
+}
+
+// ServerMembersResponse answers Status.Members.
+type ServerMembersResponse struct {
+	ServerName   string
+	ServerRegion string
+	ServerDC     string
+	Members      []*ServerMember
+}
+
+// RPC method names: the one list both sides use.
+const (
+	JobRegisterRPC         = "Job.Register"
+	JobDeregisterRPC       = "Job.Deregister"
+	JobPlanRPC             = "Job.Plan"
+	JobGetJobRPC           = "Job.GetJob"
+	JobListRPC             = "Job.List"
+	JobAllocationsRPC      = "Job.Allocations"
+	JobEvaluationsRPC      = "Job.Evaluations"
+	NodeRegisterRPC        = "Node.Register"
+	NodeUpdateStatusRPC    = "Node.UpdateStatus"
+	NodeGetClientAllocsRPC = "Node.GetClientAllocs"
+	NodeUpdateAllocRPC     = "Node.UpdateAlloc"
+	NodeGetNodeRPC         = "Node.GetNode"
+	NodeListRPC            = "Node.List"
+	AllocListRPC           = "Alloc.List"
+	AllocGetAllocRPC       = "Alloc.GetAlloc"
+	AllocGetAllocsRPC      = "Alloc.GetAllocs"
+	EvalListRPC            = "Eval.List"
+	EvalGetEvalRPC         = "Eval.GetEval"
+	EvalAllocationsRPC     = "Eval.Allocations"
+	StatusLeaderRPC        = "Status.Leader"
+	StatusPeersRPC         = "Status.Peers"
+	StatusMembersRPC       = "Status.Members"
+)
