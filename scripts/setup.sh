@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs what nomadish's dev agent and tests need on a fresh Debian machine.
+# Idempotent and quiet when everything is present. Go modules come by themselves.
+set -euo pipefail
+
+need=()
+command -v protoc >/dev/null 2>&1 || need+=(protobuf-compiler)
+[ -x /bin/busybox ] || need+=(busybox-static)
+
+if [ ${#need[@]} -gt 0 ]; then
+	if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
+	echo "==> installing ${need[*]}" >&2
+	export DEBIAN_FRONTEND=noninteractive
+	$SUDO apt-get update -qq >/dev/null
+	$SUDO apt-get install -y -qq "${need[@]}" >/dev/null
+fi
