@@ -76,6 +76,7 @@ type Task struct {
 	KillTimeout time.Duration
 	KillSignal  string
 	Leader      bool
+	LogConfig   *LogConfig // nil: the client's defaults (DefaultLogMaxFiles x DefaultLogMaxFileSizeMB)
 }
 
 // Restart policy modes.

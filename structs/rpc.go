@@ -52,6 +52,9 @@ type JobRegisterRequest struct {
 	EnforceIndex   bool
 	JobModifyIndex uint64
 	PolicyOverride bool
+	// Eval is the evaluation the server creates with the registration; it
+	// travels in the same raft entry (set by the server, ignored from callers).
+	Eval *Evaluation
 	WriteRequest
 }
 
@@ -68,6 +71,9 @@ type JobRegisterResponse struct {
 type JobDeregisterRequest struct {
 	JobID string
 	Purge bool
+	// Eval is the deregistration evaluation, committed in the same raft
+	// entry (set by the server, ignored from callers).
+	Eval *Evaluation
 	WriteRequest
 }
 

@@ -1,0 +1,164 @@
+// Package config is the agent's configuration: Nomad's HCL agent config
+// keys for what nomadish implements, defaults, -dev defaults, merging of
+// several sources, and validation that names the key (and file:line:col).
+package config
+
+import (
+	"net"
+	"os"
+	"runtime"
+	"strconv"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+)
+
+// Config is the agent's configuration. Build it with DefaultConfig or
+// DevConfig, overlay files with LoadFile + Merge, then Validate.
+type Config struct {
+	Name       string // node name; defaults to the hostname
+	Region     string
+	Datacenter string
+	DataDir    string // required unless DevMode
+	BindAddr   string
+	LogLevel   string
+
+	Advertise Addresses // addresses others use to reach this agent ("host" or "host:port")
+	Addresses Addresses // per-protocol bind hosts overriding BindAddr
+	Ports     Ports
+
+	Server ServerConfig
+	Client ClientConfig
+
+	// Plugins is the plugin blocks by name: plugin "raw_exec" { config { enabled = true } }.
+	Plugins map[string]*PluginConfig
+
+	// DevMode is set by DevConfig only: in-memory raft, temporary client dirs.
+	DevMode bool
+
+	// set records the keys ("ports.http") a file set explicitly, with where,
+	// so Merge can tell "set to zero" from "absent" and Validate can point
+	// at the line.
+	set map[string]hcl.Range
+}
+
+// Addresses holds one value per protocol.
+type Addresses struct {
+	HTTP string
+	RPC  string
+	Serf string
+}
+
+// Ports holds the port of each protocol.
+type Ports struct {
+	HTTP int
+	RPC  int
+	Serf int
+}
+
+// ServerConfig is the server block.
+type ServerConfig struct {
+	Enabled         bool
+	BootstrapExpect int
+	NumSchedulers   int
+	HeartbeatGrace  time.Duration
+}
+
+// ClientConfig is the client block.
+type ClientConfig struct {
+	Enabled   bool
+	Servers   []string // "host:port" of servers' RPC
+	NodeClass string
+	Meta      map[string]string
+	StateDir  string // default <data_dir>/client
+	AllocDir  string // default <data_dir>/alloc
+}
+
+// PluginConfig is one plugin block.
+type PluginConfig struct {
+	Name   string
+	Config map[string]any // generic, as jobspec decodes a task's config
+}
+
+// Default ports, as in Nomad.
+const (
+	DefaultHTTPPort = 4646
+	DefaultRPCPort  = 4647
+	DefaultSerfPort = 4648
+)
+
+// DefaultConfig returns Nomad's defaults: neither server nor client enabled,
+// bind 0.0.0.0, ports 4646/4647/4648, region global, datacenter dc1.
+func DefaultConfig() *Config {
+	name, _ := os.Hostname()
+	return &Config{
+		Name:       name,
+		Region:     "global",
+		Datacenter: "dc1",
+		BindAddr:   "0.0.0.0",
+		LogLevel:   "INFO",
+		Ports:      Ports{HTTP: DefaultHTTPPort, RPC: DefaultRPCPort, Serf: DefaultSerfPort},
+		Server:     ServerConfig{NumSchedulers: runtime.NumCPU(), HeartbeatGrace: 10 * time.Second},
+		Client:     ClientConfig{Meta: map[string]string{}},
+		Plugins:    map[string]*PluginConfig{},
+	}
+}
+
+// DevConfig returns the -dev configuration: server and client in one
+// process on 127.0.0.1, bootstrap_expect 1, raw_exec enabled, DEBUG logs,
+// and no data_dir (the agent keeps raft in memory and puts client state in
+// a temporary directory it creates).
+func DevConfig() *Config {
+	c := DefaultConfig()
+	c.DevMode = true
+	c.BindAddr = "127.0.0.1"
+	c.LogLevel = "DEBUG"
+	c.Server.Enabled = true
+	c.Server.BootstrapExpect = 1
+	c.Client.Enabled = true
+	c.Plugins["raw_exec"] = &PluginConfig{Name: "raw_exec", Config: map[string]any{"enabled": true}}
+	return c
+}
+
+// Addr returns the "host:port" an agent listens on for kind "http", "rpc"
+// or "serf": the addresses block's host, else bind_addr, and the kind's port.
+// It returns "" for another kind.
+func (c *Config) Addr(kind string) string {
+	host, port, ok := c.pick(kind, c.Addresses)
+	if !ok {
+		return ""
+	}
+	if host == "" {
+		host = c.BindAddr
+	}
+	return net.JoinHostPort(host, strconv.Itoa(port))
+}
+
+// AdvertiseAddr returns the "host:port" others should use for kind: the
+// advertise block's value (with the kind's port added when it has none),
+// else Addr(kind).
+func (c *Config) AdvertiseAddr(kind string) string {
+	adv, port, ok := c.pick(kind, c.Advertise)
+	if !ok {
+		return ""
+	}
+	if adv == "" {
+		return c.Addr(kind)
+	}
+	if _, _, err := net.SplitHostPort(adv); err == nil {
+		return adv
+	}
+	return net.JoinHostPort(adv, strconv.Itoa(port))
+}
+
+func (c *Config) pick(kind string, a Addresses) (string, int, bool) {
+	switch kind {
+	case "http":
+		return a.HTTP, c.Ports.HTTP, true
+	case "rpc":
+		return a.RPC, c.Ports.RPC, true
+	case "serf":
+		return a.Serf, c.Ports.Serf, true
+	}
+	return "", 0, false
+}

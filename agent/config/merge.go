@@ -1,0 +1,111 @@
+package config
+
+import (
+	"maps"
+	"reflect"
+	"slices"
+
+	"github.com/hashicorp/hcl/v2"
+)
+
+// field ties a config key ("ports.http") to the field holding it.
+type field struct {
+	key string
+	ptr any // *string, *int, *bool, *[]string, *map[string]string, *time.Duration
+}
+
+// fields lists every keyed field of c; LoadFile, Merge and Validate share it.
+func (c *Config) fields() []field {
+	return []field{
+		{"name", &c.Name}, {"region", &c.Region}, {"datacenter", &c.Datacenter},
+		{"data_dir", &c.DataDir}, {"bind_addr", &c.BindAddr}, {"log_level", &c.LogLevel},
+		{"advertise.http", &c.Advertise.HTTP}, {"advertise.rpc", &c.Advertise.RPC}, {"advertise.serf", &c.Advertise.Serf},
+		{"addresses.http", &c.Addresses.HTTP}, {"addresses.rpc", &c.Addresses.RPC}, {"addresses.serf", &c.Addresses.Serf},
+		{"ports.http", &c.Ports.HTTP}, {"ports.rpc", &c.Ports.RPC}, {"ports.serf", &c.Ports.Serf},
+		{"server.enabled", &c.Server.Enabled}, {"server.bootstrap_expect", &c.Server.BootstrapExpect},
+		{"server.num_schedulers", &c.Server.NumSchedulers}, {"server.heartbeat_grace", &c.Server.HeartbeatGrace},
+		{"client.enabled", &c.Client.Enabled}, {"client.servers", &c.Client.Servers},
+		{"client.node_class", &c.Client.NodeClass}, {"client.meta", &c.Client.Meta},
+		{"client.state_dir", &c.Client.StateDir}, {"client.alloc_dir", &c.Client.AllocDir},
+	}
+}
+
+// Merge returns a new config: c overlaid with o. A field of o wins when o's
+// file set it explicitly (even to false, 0 or "") or, for a config built in
+// code, when it is non-zero. client.meta merges key by key; plugins merge by
+// name (o's block replaces c's). Neither c nor o is modified.
+func (c *Config) Merge(o *Config) *Config {
+	out := c.Copy()
+	if o == nil {
+		return out
+	}
+	ofs, outfs := o.fields(), out.fields()
+	for i, f := range ofs {
+		rng, explicit := o.set[f.key]
+		src := reflect.ValueOf(f.ptr).Elem()
+		if !explicit && src.IsZero() {
+			continue
+		}
+		dst := reflect.ValueOf(outfs[i].ptr).Elem()
+		switch v := f.ptr.(type) {
+		case *map[string]string:
+			m := dst.Interface().(map[string]string)
+			if m == nil {
+				m = map[string]string{}
+			}
+			maps.Copy(m, *v)
+			dst.Set(reflect.ValueOf(m))
+		case *[]string:
+			dst.Set(reflect.ValueOf(slices.Clone(*v)))
+		default:
+			dst.Set(src)
+		}
+		if explicit {
+			out.set[f.key] = rng
+		}
+	}
+	for name, p := range o.Plugins {
+		out.Plugins[name] = p.copy()
+	}
+	out.DevMode = c.DevMode || o.DevMode
+	return out
+}
+
+// Copy returns a deep copy of c.
+func (c *Config) Copy() *Config {
+	out := *c
+	out.Client.Servers = slices.Clone(c.Client.Servers)
+	out.Client.Meta = maps.Clone(c.Client.Meta)
+	out.Plugins = make(map[string]*PluginConfig, len(c.Plugins))
+	for name, p := range c.Plugins {
+		out.Plugins[name] = p.copy()
+	}
+	out.set = make(map[string]hcl.Range, len(c.set))
+	maps.Copy(out.set, c.set)
+	return &out
+}
+
+func (p *PluginConfig) copy() *PluginConfig {
+	if p == nil {
+		return nil
+	}
+	return &PluginConfig{Name: p.Name, Config: deepCopyAny(p.Config).(map[string]any)}
+}
+
+func deepCopyAny(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = deepCopyAny(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = deepCopyAny(e)
+		}
+		return out
+	}
+	return v
+}

@@ -1,0 +1,8 @@
+// Package jobspec turns a Nomad-style HCL2 job file into a *structs.Job.
+//
+// It evaluates variables, locals and functions, keeps Nomad's runtime
+// interpolations ("${attr.kernel.name}", "${NOMAD_PORT_db}") as literal text for
+// the client, and reports every problem as a diagnostic naming file:line:col.
+// It neither canonicalizes nor validates the job: callers run
+// job.Canonicalize() and job.Validate() themselves.
+package jobspec

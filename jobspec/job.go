@@ -1,0 +1,134 @@
+package jobspec
+
+import (
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+
+	"github.com/nomadish/nomadish/structs"
+)
+
+// decodeJob decodes the job block. The job's Name is its label unless the
+// block sets name; nothing else is defaulted (that is Canonicalize's job).
+func (p *parser) decodeJob(b *hclsyntax.Block) *structs.Job {
+	job := &structs.Job{ID: b.Labels[0], Name: b.Labels[0]}
+	p.decodeBody(b.Body, bodySpec{
+		where: "job",
+		attrs: map[string]any{
+			"name": &job.Name, "type": &job.Type, "datacenters": &job.Datacenters,
+			"priority": &job.Priority, "region": &job.Region, "namespace": &job.Namespace,
+			"node_pool": &job.NodePool, "all_at_once": &job.AllAtOnce, "meta": &job.Meta,
+		},
+		blocks: blockFuncs{
+			"meta": func(b *hclsyntax.Block) { p.stringMapBlock(b, &job.Meta) },
+			"group": func(b *hclsyntax.Block) {
+				if tg := p.decodeGroup(b); tg != nil {
+					job.TaskGroups = append(job.TaskGroups, tg)
+				}
+			},
+		},
+		multi: map[string]bool{"group": true},
+	})
+	return job
+}
+
+func (p *parser) decodeGroup(b *hclsyntax.Block) *structs.TaskGroup {
+	if !p.labels(b, "name") {
+		return nil
+	}
+	tg := &structs.TaskGroup{Name: b.Labels[0]}
+	p.decodeBody(b.Body, bodySpec{
+		where: "group",
+		attrs: map[string]any{"count": &tg.Count, "meta": &tg.Meta},
+		blocks: blockFuncs{
+			"meta": func(b *hclsyntax.Block) { p.stringMapBlock(b, &tg.Meta) },
+			"restart": func(b *hclsyntax.Block) {
+				tg.RestartPolicy = &structs.RestartPolicy{}
+				p.decodeRestart(b, tg.RestartPolicy)
+			},
+			"task": func(b *hclsyntax.Block) {
+				if t := p.decodeTask(b); t != nil {
+					tg.Tasks = append(tg.Tasks, t)
+				}
+			},
+		},
+		multi: map[string]bool{"task": true},
+	})
+	return tg
+}
+
+func (p *parser) decodeRestart(b *hclsyntax.Block, rp *structs.RestartPolicy) {
+	if !p.labels(b) {
+		return
+	}
+	p.decodeBody(b.Body, bodySpec{
+		where: "restart",
+		attrs: map[string]any{
+			"attempts": &rp.Attempts, "interval": &rp.Interval, "delay": &rp.Delay,
+			"mode": &rp.Mode, "render_templates": &rp.RenderTemplates,
+		},
+	})
+}
+
+func (p *parser) decodeTask(b *hclsyntax.Block) *structs.Task {
+	if !p.labels(b, "name") {
+		return nil
+	}
+	t := &structs.Task{Name: b.Labels[0]}
+	p.decodeBody(b.Body, bodySpec{
+		where: "task",
+		attrs: map[string]any{
+			"driver": &t.Driver, "user": &t.User, "kill_timeout": &t.KillTimeout,
+			"kill_signal": &t.KillSignal, "leader": &t.Leader, "env": &t.Env, "meta": &t.Meta,
+		},
+		blocks: blockFuncs{
+			"config": func(b *hclsyntax.Block) {
+				if p.labels(b) {
+					t.Config = p.decodeConfig(b.Body)
+				}
+			},
+			"env":  func(b *hclsyntax.Block) { p.stringMapBlock(b, &t.Env) },
+			"meta": func(b *hclsyntax.Block) { p.stringMapBlock(b, &t.Meta) },
+			"resources": func(b *hclsyntax.Block) {
+				t.Resources = p.decodeResources(b)
+			},
+			"logs": func(b *hclsyntax.Block) { t.LogConfig = p.decodeLogs(b) },
+		},
+	})
+	return t
+}
+
+// decodeResources decodes a resources block; unset fields stay zero.
+func (p *parser) decodeResources(b *hclsyntax.Block) *structs.Resources {
+	r := &structs.Resources{}
+	if !p.labels(b) {
+		return r
+	}
+	p.decodeBody(b.Body, bodySpec{
+		where: "resources",
+		attrs: map[string]any{
+			"cpu": &r.CPU, "cores": &r.Cores, "memory": &r.MemoryMB,
+			"memory_max": &r.MemoryMaxMB, "disk": &r.DiskMB,
+		},
+	})
+	return r
+}
+
+// decodeLogs decodes a logs block; unset sizes get Nomad's defaults, and the
+// deprecated enabled = false means disabled.
+func (p *parser) decodeLogs(b *hclsyntax.Block) *structs.LogConfig {
+	lc := &structs.LogConfig{MaxFiles: structs.DefaultLogMaxFiles, MaxFileSizeMB: structs.DefaultLogMaxFileSizeMB}
+	if !p.labels(b) {
+		return lc
+	}
+	enabled := true
+	p.decodeBody(b.Body, bodySpec{
+		where: "logs",
+		attrs: map[string]any{
+			"max_files": &lc.MaxFiles, "max_file_size": &lc.MaxFileSizeMB,
+			"disabled": &lc.Disabled, "enabled": &enabled,
+		},
+	})
+	if !enabled {
+		lc.Disabled = true
+	}
+	return lc
+}

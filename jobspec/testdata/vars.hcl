@@ -1,0 +1,2 @@
+image = "nginx:1"
+count = 4

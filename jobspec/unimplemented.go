@@ -1,0 +1,37 @@
+package jobspec
+
+// Blocks and arguments that Nomad's job specification defines but nomadish
+// does not implement yet. They are accepted, skipped without evaluation, and
+// reported as warnings, so that Nomad's job files keep parsing. When one is
+// implemented, move it to the decoder in job.go.
+var (
+	ignoredBlocks = map[string]map[string]bool{
+		"job": set("affinity", "constraint", "consul", "migrate", "multiregion", "parameterized",
+			"periodic", "reschedule", "spread", "ui", "update", "vault"),
+		"group": set("affinity", "consul", "constraint", "disconnect", "ephemeral_disk", "migrate",
+			"network", "reschedule", "scaling", "service", "spread", "update", "vault", "volume"),
+		"task": set("action", "affinity", "artifact", "consul", "constraint", "csi_plugin",
+			"dispatch_payload", "identity", "lifecycle", "restart", "scaling", "schedule", "secret",
+			"service", "template", "vault", "volume_mount"),
+		"resources": set("device", "network", "numa"),
+	}
+	ignoredAttrs = map[string]map[string]bool{
+		"job": set("consul_namespace", "consul_token", "vault_namespace", "vault_token"),
+		"group": set("max_client_disconnect", "prevent_reschedule_on_lost", "shutdown_delay",
+			"stop_after_client_disconnect"),
+		"task":      set("kind", "shutdown_delay"),
+		"resources": set("iops", "secrets"),
+	}
+)
+
+func ignoredBlock(where, typ string) bool { return ignoredBlocks[where][typ] }
+
+func ignoredAttr(where, name string) bool { return ignoredAttrs[where][name] }
+
+func set(names ...string) map[string]bool {
+	m := make(map[string]bool, len(names))
+	for _, n := range names {
+		m[n] = true
+	}
+	return m
+}
