@@ -1,0 +1,135 @@
+package planapply
+
+import (
+	"container/heap"
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/nomadish/nomadish/structs"
+)
+
+// Applier queues plans and applies them one at a time.
+type Applier struct {
+	state  StateSource
+	commit Committer
+	logger hclog.Logger
+	now    func() time.Time
+	wake   chan struct{} // capacity 1: a token when a plan was queued
+
+	// mu guards queue and seq. Submit pushes, Run pops.
+	mu    sync.Mutex
+	queue planQueue
+	seq   uint64
+}
+
+// New returns an Applier; call Run on the leader to start applying.
+func New(cfg Config) *Applier {
+	if cfg.Logger == nil {
+		cfg.Logger = hclog.NewNullLogger()
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	return &Applier{
+		state: cfg.State, commit: cfg.Commit, logger: cfg.Logger.Named("plan_apply"),
+		now: cfg.Now, wake: make(chan struct{}, 1),
+	}
+}
+
+// Submit queues the plan and waits for its result or for ctx to end (while
+// no Run is going, that is until ctx ends: plans wait for the next Run). A
+// plan whose ctx ended before Run took it is dropped unapplied; one already
+// being applied may still commit (the caller's retry sees it in state).
+// The plan must not be modified after Submit. The result's maps share the
+// plan's alloc slices.
+func (a *Applier) Submit(ctx context.Context, plan *structs.Plan) (*structs.PlanResult, error) {
+	p := &pending{ctx: ctx, plan: plan, done: make(chan outcome, 1)}
+	a.mu.Lock()
+	a.seq++
+	p.seq = a.seq
+	heap.Push(&a.queue, p)
+	a.mu.Unlock()
+	select {
+	case a.wake <- struct{}{}:
+	default:
+	}
+	select {
+	case o := <-p.done:
+		return o.res, o.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// Run applies queued plans, highest priority first, until ctx ends (on
+// leadership loss); plans still queued then get ErrStopped. Run on the
+// leader, from one goroutine: applying plans one at a time, each against a
+// snapshot taken after the previous commit, is what makes over-commit
+// impossible.
+func (a *Applier) Run(ctx context.Context) {
+	defer a.failQueued()
+	for {
+		p := a.next()
+		if p == nil {
+			select {
+			case <-a.wake:
+				continue
+			case <-ctx.Done():
+				return
+			}
+		}
+		if ctx.Err() != nil {
+			p.finish(nil, ErrStopped)
+			return
+		}
+		if err := p.ctx.Err(); err != nil {
+			p.finish(nil, err)
+			continue
+		}
+		res, err := a.apply(p.plan)
+		p.finish(res, err)
+	}
+}
+
+func (a *Applier) next() *pending {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.queue.Len() == 0 {
+		return nil
+	}
+	return heap.Pop(&a.queue).(*pending)
+}
+
+func (a *Applier) failQueued() {
+	for p := a.next(); p != nil; p = a.next() {
+		p.finish(nil, ErrStopped)
+	}
+}
+
+// apply checks the plan against a fresh snapshot and commits what fits.
+func (a *Applier) apply(plan *structs.Plan) (*structs.PlanResult, error) {
+	snap, err := a.state.Snapshot()
+	if err != nil {
+		return nil, fmt.Errorf("taking a state snapshot: %w", err)
+	}
+	res, req, rejected, err := evaluatePlan(snap, plan)
+	if err != nil {
+		return nil, fmt.Errorf("evaluating plan of eval %s: %w", plan.EvalID, err)
+	}
+	for _, r := range rejected {
+		a.logger.Debug("plan rejected for node", "eval_id", plan.EvalID, "node_id", r.node, "reason", r.reason)
+	}
+	if req != nil {
+		req.UpdatedAt = a.now().UnixNano()
+		index, err := a.commit.ApplyPlanResults(req)
+		if err != nil {
+			return nil, fmt.Errorf("committing plan of eval %s: %w", plan.EvalID, err)
+		}
+		res.AllocIndex = index
+	}
+	a.logger.Debug("plan applied", append(plan.Fields(), res.Fields()...)...)
+	return res, nil
+}
