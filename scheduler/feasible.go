@@ -1,0 +1,135 @@
+package scheduler
+
+import (
+	"fmt"
+
+	"github.com/nomadish/nomadish/structs"
+)
+
+// nodeIterator yields candidate nodes one at a time; nil means exhausted.
+// Reset starts a new pass for the next Select.
+type nodeIterator interface {
+	Next() *structs.Node
+	Reset()
+}
+
+// feasibilityChecker rules a node in or out for the current job and group;
+// reason (counted in AllocMetric.ConstraintFiltered) says why it is out.
+type feasibilityChecker interface {
+	Feasible(node *structs.Node) (ok bool, reason string)
+}
+
+// staticIterator walks a fixed (shuffled) node list. Each pass starts where
+// the last one stopped and wraps around once, so successive placements spread
+// over the list instead of re-reading its head.
+type staticIterator struct {
+	ctx    *evalContext
+	nodes  []*structs.Node
+	offset int
+	seen   int
+}
+
+func (it *staticIterator) Next() *structs.Node {
+	if it.seen == len(it.nodes) {
+		return nil
+	}
+	n := it.nodes[it.offset]
+	it.offset = (it.offset + 1) % len(it.nodes)
+	it.seen++
+	it.ctx.evaluatedNode()
+	return n
+}
+
+func (it *staticIterator) Reset() { it.seen = 0 }
+
+// feasibilityIterator passes on the nodes every checker accepts and counts
+// the first reason each other node fails for.
+type feasibilityIterator struct {
+	ctx      *evalContext
+	source   nodeIterator
+	checkers []feasibilityChecker
+}
+
+func (it *feasibilityIterator) Next() *structs.Node {
+next:
+	for n := it.source.Next(); n != nil; n = it.source.Next() {
+		for _, c := range it.checkers {
+			if ok, reason := c.Feasible(n); !ok {
+				it.ctx.filteredNode(reason)
+				continue next
+			}
+		}
+		return n
+	}
+	return nil
+}
+
+func (it *feasibilityIterator) Reset() { it.source.Reset() }
+
+// datacenterChecker accepts nodes in one of the job's datacenters ("*" and
+// globs like "dc*" allowed).
+type datacenterChecker struct{ datacenters []string }
+
+func (c *datacenterChecker) Feasible(n *structs.Node) (bool, string) {
+	if matchDatacenter(c.datacenters, n.Datacenter) {
+		return true, ""
+	}
+	return false, "missing datacenter"
+}
+
+// readyChecker accepts nodes that are ready, eligible and not draining.
+type readyChecker struct{}
+
+func (readyChecker) Feasible(n *structs.Node) (bool, string) {
+	switch {
+	case n.Status != structs.NodeStatusReady:
+		return false, "node " + n.Status
+	case n.Drain:
+		return false, "node draining"
+	case n.SchedulingEligibility == structs.NodeSchedulingIneligible:
+		return false, "node ineligible"
+	}
+	return true, ""
+}
+
+// driverChecker accepts nodes where every driver the group's tasks use is
+// detected and healthy (or, for nodes fingerprinted the old way, where the
+// attribute "driver.<name>" is true).
+type driverChecker struct{ drivers []string }
+
+func (c *driverChecker) setTaskGroup(tg *structs.TaskGroup) {
+	c.drivers = c.drivers[:0]
+	seen := map[string]bool{}
+	for _, t := range tg.Tasks {
+		if !seen[t.Driver] {
+			seen[t.Driver] = true
+			c.drivers = append(c.drivers, t.Driver)
+		}
+	}
+}
+
+func (c *driverChecker) Feasible(n *structs.Node) (bool, string) {
+	for _, d := range c.drivers {
+		if ok, reason := driverHealthy(n, d); !ok {
+			return false, reason
+		}
+	}
+	return true, ""
+}
+
+func driverHealthy(n *structs.Node, name string) (bool, string) {
+	if info := n.Drivers[name]; info != nil {
+		switch {
+		case !info.Detected:
+			return false, fmt.Sprintf("missing driver %q", name)
+		case !info.Healthy:
+			return false, fmt.Sprintf("driver %q unhealthy", name)
+		}
+		return true, ""
+	}
+	switch n.Attributes["driver."+name] {
+	case "1", "true":
+		return true, ""
+	}
+	return false, fmt.Sprintf("missing driver %q", name)
+}

@@ -1,0 +1,277 @@
+package scheduler
+
+import (
+	"reflect"
+	"sort"
+	"time"
+
+	"github.com/nomadish/nomadish/structs"
+)
+
+// Descriptions written on the allocations the reconciler stops.
+const (
+	allocNotNeeded     = "alloc not needed due to job update"
+	allocJobStopped    = "alloc not needed since job was stopped"
+	allocGroupRemoved  = "alloc not needed as task group was removed"
+	allocLost          = "alloc is lost since its node is down"
+	allocScaledDown    = "alloc not needed as group count was reduced"
+	allocDuplicateName = "alloc not needed as its name is used by another alloc"
+	allocUpdating      = "alloc is being updated due to job update"
+)
+
+// Input is everything the reconciler looks at. Job nil means the job was
+// purged. TaintedNodes maps the ID of every node an allocation sits on that
+// can no longer run it (down, disconnected, or gone: a nil value) to the node.
+type Input struct {
+	Job          *structs.Job
+	Allocs       []*structs.Allocation
+	TaintedNodes map[string]*structs.Node
+	Now          time.Time
+}
+
+// Placement is one allocation to place.
+type Placement struct {
+	TaskGroup *structs.TaskGroup
+	Name      string
+	Index     uint
+	// Previous is the allocation this one replaces (lost, failed or
+	// updated), or nil.
+	Previous *structs.Allocation
+	// Destructive is set when Previous is stopped in the same plan because
+	// the group's tasks changed.
+	Destructive bool
+}
+
+// Stop is one allocation to stop.
+type Stop struct {
+	Alloc        *structs.Allocation
+	Description  string
+	ClientStatus string // "" or structs.AllocClientStatusLost
+}
+
+// Result is the reconciler's decision. Lists are ordered by task group (the
+// job's order, then removed groups by name) and by index within a group.
+type Result struct {
+	Place  []Placement
+	Stop   []Stop
+	Ignore []*structs.Allocation
+	// DesiredTGUpdates counts place/stop/ignore/destructive-update per
+	// group (plan annotations). A destructive update is one entry in Stop
+	// and one in Place, counted only as DestructiveUpdate.
+	DesiredTGUpdates map[string]*structs.DesiredUpdates
+}
+
+// Fields returns key/value pairs for structured logs.
+func (r *Result) Fields() []any {
+	return []any{"place", len(r.Place), "stop", len(r.Stop), "ignore", len(r.Ignore)}
+}
+
+// Reconcile compares a job's groups with its existing allocations and says
+// what to place, stop and leave alone. It is a pure function of its input.
+//
+// Rules: a stopped or purged job stops every live alloc; allocs of a removed
+// group stop; live allocs on tainted nodes are stopped as lost and replaced;
+// a group over its count stops its highest indexes first; a group under its
+// count places the missing indexes, reusing the indexes of the allocs they
+// replace, then the lowest free ones. A live alloc whose group's tasks
+// changed since it was placed is stopped and placed again at its index (a
+// destructive update, all at once: there is no update block yet). Terminal
+// allocs are history: a service group replaces them, a batch group replaces
+// failed or lost ones but counts a successfully completed alloc toward its
+// count.
+func Reconcile(in Input) Result {
+	res := Result{DesiredTGUpdates: map[string]*structs.DesiredUpdates{}}
+	byGroup := map[string][]*structs.Allocation{}
+	for _, a := range in.Allocs {
+		byGroup[a.TaskGroup] = append(byGroup[a.TaskGroup], a)
+	}
+	batch := in.Job != nil && in.Job.Type == structs.JobTypeBatch
+	if !in.Job.Stopped() {
+		for _, tg := range in.Job.TaskGroups {
+			g := groupReconciler{job: in.Job, tg: tg, batch: batch, tainted: in.TaintedNodes, res: &res}
+			g.reconcile(byGroup[tg.Name])
+			delete(byGroup, tg.Name)
+		}
+	}
+	desc := allocGroupRemoved
+	if in.Job.Stopped() {
+		desc = allocJobStopped
+	}
+	for _, name := range sortedKeys(byGroup) {
+		u := res.updates(name)
+		for _, a := range byGroup[name] {
+			if isLive(a) {
+				res.Stop = append(res.Stop, Stop{Alloc: a, Description: desc, ClientStatus: lostStatus(a, in.TaintedNodes)})
+				u.Stop++
+			}
+		}
+	}
+	return res
+}
+
+func (r *Result) updates(group string) *structs.DesiredUpdates {
+	u := r.DesiredTGUpdates[group]
+	if u == nil {
+		u = &structs.DesiredUpdates{}
+		r.DesiredTGUpdates[group] = u
+	}
+	return u
+}
+
+// groupReconciler holds one group's working sets while it is reconciled.
+type groupReconciler struct {
+	job     *structs.Job
+	tg      *structs.TaskGroup
+	batch   bool
+	tainted map[string]*structs.Node
+	res     *Result
+
+	keep     []*structs.Allocation        // live or (batch) completed: count toward Count
+	replaced map[uint]*structs.Allocation // newest alloc to replace, by index
+	updated  map[uint]bool                // indexes replaced by a destructive update
+}
+
+func (g *groupReconciler) reconcile(allocs []*structs.Allocation) {
+	u := g.res.updates(g.tg.Name)
+	g.replaced = map[uint]*structs.Allocation{}
+	for _, a := range allocs {
+		switch {
+		case isLive(a) && isTainted(a, g.tainted):
+			g.res.Stop = append(g.res.Stop, Stop{Alloc: a, Description: allocLost, ClientStatus: structs.AllocClientStatusLost})
+			u.Stop++
+			g.markReplaced(a)
+		case isLive(a):
+			g.keep = append(g.keep, a)
+		case g.batch && a.ClientStatus == structs.AllocClientStatusComplete:
+			g.keep = append(g.keep, a)
+		case a.DesiredStatus == structs.AllocDesiredStatusRun:
+			// Terminal by the client's report (failed, lost, or a
+			// service that exited): replace it.
+			g.markReplaced(a)
+		}
+	}
+	g.stopExcess(u)
+	g.stopChanged(u)
+	u.Ignore += uint64(len(g.keep))
+	g.res.Ignore = append(g.res.Ignore, g.keep...)
+	g.placeMissing(u)
+}
+
+func (g *groupReconciler) markReplaced(a *structs.Allocation) {
+	i := a.Index()
+	if old := g.replaced[i]; old == nil || a.CreateIndex > old.CreateIndex {
+		g.replaced[i] = a
+	}
+}
+
+// stopExcess trims keep to the group count: duplicated names first, then the
+// highest indexes. Completed batch allocs are never stopped.
+func (g *groupReconciler) stopExcess(u *structs.DesiredUpdates) {
+	sort.SliceStable(g.keep, func(i, j int) bool {
+		ai, aj := g.keep[i].Index(), g.keep[j].Index()
+		if ai != aj {
+			return ai < aj
+		}
+		return g.keep[i].CreateIndex < g.keep[j].CreateIndex
+	})
+	seen := map[uint]bool{}
+	var kept, extra []*structs.Allocation
+	for _, a := range g.keep {
+		if seen[a.Index()] && isLive(a) {
+			extra = append(extra, a)
+			continue
+		}
+		seen[a.Index()] = true
+		kept = append(kept, a)
+	}
+	for _, a := range extra {
+		g.stop(a, allocDuplicateName, u)
+	}
+	for i := len(kept) - 1; i >= 0 && len(kept) > g.tg.Count; i-- {
+		if isLive(kept[i]) {
+			g.stop(kept[i], allocScaledDown, u)
+			kept = append(kept[:i], kept[i+1:]...)
+		}
+	}
+	g.keep = kept
+}
+
+func (g *groupReconciler) stop(a *structs.Allocation, desc string, u *structs.DesiredUpdates) {
+	g.res.Stop = append(g.res.Stop, Stop{Alloc: a, Description: desc})
+	u.Stop++
+}
+
+// placeMissing places count-len(keep) allocs: first at the indexes of the
+// allocs they replace, then at the lowest free indexes.
+func (g *groupReconciler) placeMissing(u *structs.DesiredUpdates) {
+	missing := g.tg.Count - len(g.keep)
+	if missing <= 0 {
+		return
+	}
+	used := make(map[uint]bool, len(g.keep))
+	for _, a := range g.keep {
+		used[a.Index()] = true
+	}
+	var places []Placement
+	// Destructive updates first: their old allocs are stopped in any case.
+	replaced := sortedIndexes(g.replaced)
+	sort.SliceStable(replaced, func(i, j int) bool { return g.updated[replaced[i]] && !g.updated[replaced[j]] })
+	for _, i := range replaced {
+		if len(places) == missing {
+			break
+		}
+		if used[i] {
+			continue
+		}
+		used[i] = true
+		places = append(places, g.placement(i, g.replaced[i]))
+	}
+	for i := uint(0); len(places) < missing; i++ {
+		if !used[i] {
+			used[i] = true
+			places = append(places, g.placement(i, nil))
+		}
+	}
+	sort.Slice(places, func(i, j int) bool { return places[i].Index < places[j].Index })
+	for _, p := range places {
+		if !p.Destructive {
+			u.Place++
+		}
+	}
+	g.res.Place = append(g.res.Place, places...)
+}
+
+func (g *groupReconciler) placement(i uint, prev *structs.Allocation) Placement {
+	return Placement{TaskGroup: g.tg, Index: i, Previous: prev, Name: structs.AllocName(g.job.ID, g.tg.Name, i), Destructive: g.updated[i]}
+}
+
+// stopChanged stops the live kept allocs whose group's tasks changed and
+// marks their indexes for replacement.
+func (g *groupReconciler) stopChanged(u *structs.DesiredUpdates) {
+	kept := g.keep[:0]
+	for _, a := range g.keep {
+		if !isLive(a) || !tasksChanged(a.Job, g.job, g.tg) {
+			kept = append(kept, a)
+			continue
+		}
+		g.res.Stop = append(g.res.Stop, Stop{Alloc: a, Description: allocUpdating})
+		u.DestructiveUpdate++
+		g.replaced[a.Index()] = a
+		if g.updated == nil {
+			g.updated = map[uint]bool{}
+		}
+		g.updated[a.Index()] = true
+	}
+	g.keep = kept
+}
+
+// tasksChanged reports whether tg's tasks differ from those of the same group
+// in old, the job version an alloc was placed with. Versions with the same
+// JobModifyIndex are the same; an alloc without a job is left alone.
+func tasksChanged(old, job *structs.Job, tg *structs.TaskGroup) bool {
+	if old == nil || old.JobModifyIndex == job.JobModifyIndex {
+		return false
+	}
+	oldTG := old.LookupTaskGroup(tg.Name)
+	return oldTG == nil || !reflect.DeepEqual(oldTG.Tasks, tg.Tasks)
+}

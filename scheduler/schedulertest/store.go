@@ -1,0 +1,194 @@
+// Package schedulertest holds an in-memory cluster state for driving the
+// scheduler in tests, benchmarks and the simulator: Store is both the
+// scheduler's State and its Planner, and applies plans with the same fit
+// check as the plan applier (structs.AllocsFit), node by node.
+package schedulertest
+
+import (
+	"sort"
+
+	"github.com/nomadish/nomadish/scheduler"
+	"github.com/nomadish/nomadish/structs"
+)
+
+// Store is a map-based state store. Every write bumps its index. Reads return
+// the stored pointers: callers must not mutate them. Not safe for concurrent use.
+type Store struct {
+	index  uint64
+	nodes  map[string]*structs.Node
+	jobs   map[structs.NamespacedID]*structs.Job
+	allocs map[string]*structs.Allocation
+	evals  map[string]*structs.Evaluation
+	order  []string // eval IDs in creation order
+
+	// BeforeSubmit, when set, runs at the start of every SubmitPlan: a
+	// concurrent writer racing the scheduler (e.g. to force a partial commit).
+	BeforeSubmit func(s *Store, plan *structs.Plan)
+	// RejectNode, when set, is asked for every node of every plan: true
+	// rejects the node's part as if it no longer fit (a plan applier fault).
+	RejectNode func(nodeID string) bool
+	// Plans and Results record every plan submitted and what was committed.
+	Plans   []*structs.Plan
+	Results []*structs.PlanResult
+	// Reblocked records the evals passed to ReblockEval.
+	Reblocked []*structs.Evaluation
+}
+
+var (
+	_ scheduler.State   = (*Store)(nil)
+	_ scheduler.Planner = (*Store)(nil)
+)
+
+// NewStore returns an empty store at index 1.
+func NewStore() *Store {
+	return &Store{
+		index: 1, nodes: map[string]*structs.Node{}, jobs: map[structs.NamespacedID]*structs.Job{},
+		allocs: map[string]*structs.Allocation{}, evals: map[string]*structs.Evaluation{},
+	}
+}
+
+func (s *Store) bump() uint64 { s.index++; return s.index }
+
+// UpsertNode adds or replaces a node.
+func (s *Store) UpsertNode(n *structs.Node) {
+	idx := s.bump()
+	if old := s.nodes[n.ID]; old != nil {
+		n.CreateIndex = old.CreateIndex
+	} else {
+		n.CreateIndex = idx
+	}
+	n.ModifyIndex = idx
+	s.nodes[n.ID] = n
+}
+
+// UpsertJob adds or replaces a job, bumping its version when it existed.
+func (s *Store) UpsertJob(j *structs.Job) {
+	idx := s.bump()
+	if old := s.jobs[j.NamespacedID()]; old != nil {
+		j.CreateIndex, j.Version = old.CreateIndex, old.Version+1
+	} else {
+		j.CreateIndex = idx
+	}
+	j.ModifyIndex, j.JobModifyIndex = idx, idx
+	s.jobs[j.NamespacedID()] = j
+}
+
+// DeleteJob purges a job (its allocations stay, as in the real store).
+func (s *Store) DeleteJob(namespace, id string) {
+	s.bump()
+	delete(s.jobs, structs.NamespacedID{ID: id, Namespace: namespace})
+}
+
+// UpsertAllocs adds or replaces allocations.
+func (s *Store) UpsertAllocs(allocs ...*structs.Allocation) {
+	idx := s.bump()
+	for _, a := range allocs {
+		s.putAlloc(a, idx)
+	}
+}
+
+func (s *Store) putAlloc(a *structs.Allocation, idx uint64) {
+	if old := s.allocs[a.ID]; old != nil {
+		a.CreateIndex = old.CreateIndex
+	} else {
+		a.CreateIndex = idx
+	}
+	a.ModifyIndex, a.AllocModifyIndex = idx, idx
+	s.allocs[a.ID] = a
+}
+
+// UpsertEval adds or replaces an evaluation.
+func (s *Store) UpsertEval(e *structs.Evaluation) {
+	idx := s.bump()
+	if old := s.evals[e.ID]; old != nil {
+		e.CreateIndex = old.CreateIndex
+	} else {
+		e.CreateIndex = idx
+		s.order = append(s.order, e.ID)
+	}
+	e.ModifyIndex = idx
+	s.evals[e.ID] = e
+}
+
+// Evals returns every eval in creation order.
+func (s *Store) Evals() []*structs.Evaluation {
+	out := make([]*structs.Evaluation, 0, len(s.order))
+	for _, id := range s.order {
+		out = append(out, s.evals[id])
+	}
+	return out
+}
+
+// Eval returns the eval with the ID, or nil.
+func (s *Store) Eval(id string) *structs.Evaluation { return s.evals[id] }
+
+// Allocs returns every allocation, sorted by job, name and create index.
+func (s *Store) Allocs() []*structs.Allocation {
+	out := make([]*structs.Allocation, 0, len(s.allocs))
+	for _, a := range s.allocs {
+		out = append(out, a)
+	}
+	sortAllocs(out)
+	return out
+}
+
+func sortAllocs(as []*structs.Allocation) {
+	sort.Slice(as, func(i, j int) bool {
+		a, b := as[i], as[j]
+		if a.JobID != b.JobID {
+			return a.JobID < b.JobID
+		}
+		if a.TaskGroup != b.TaskGroup {
+			return a.TaskGroup < b.TaskGroup
+		}
+		if a.Index() != b.Index() {
+			return a.Index() < b.Index()
+		}
+		return a.CreateIndex < b.CreateIndex
+	})
+}
+
+// Nodes returns all nodes sorted by ID.
+func (s *Store) Nodes() ([]*structs.Node, error) {
+	out := make([]*structs.Node, 0, len(s.nodes))
+	for _, n := range s.nodes {
+		out = append(out, n)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out, nil
+}
+
+// NodeByID returns the node or nil.
+func (s *Store) NodeByID(id string) (*structs.Node, error) { return s.nodes[id], nil }
+
+// JobByID returns the job or nil.
+func (s *Store) JobByID(namespace, id string) (*structs.Job, error) {
+	return s.jobs[structs.NamespacedID{ID: id, Namespace: namespace}], nil
+}
+
+// AllocsByJob returns the job's allocations, terminal ones included.
+func (s *Store) AllocsByJob(namespace, jobID string) ([]*structs.Allocation, error) {
+	var out []*structs.Allocation
+	for _, a := range s.allocs {
+		if a.Namespace == namespace && a.JobID == jobID {
+			out = append(out, a)
+		}
+	}
+	sortAllocs(out)
+	return out, nil
+}
+
+// AllocsByNode returns the node's allocations, terminal ones included.
+func (s *Store) AllocsByNode(nodeID string) ([]*structs.Allocation, error) {
+	var out []*structs.Allocation
+	for _, a := range s.allocs {
+		if a.NodeID == nodeID {
+			out = append(out, a)
+		}
+	}
+	sortAllocs(out)
+	return out, nil
+}
+
+// LatestIndex returns the index of the last write.
+func (s *Store) LatestIndex() (uint64, error) { return s.index, nil }

@@ -1,0 +1,90 @@
+package scheduler
+
+import (
+	"hash/fnv"
+	"math/rand/v2"
+	"path"
+	"sort"
+
+	"github.com/nomadish/nomadish/structs"
+)
+
+// isLive reports whether an allocation is meant to run and has not finished.
+func isLive(a *structs.Allocation) bool { return !a.TerminalStatus() }
+
+// isTainted reports whether the alloc's node is in the tainted set.
+func isTainted(a *structs.Allocation, tainted map[string]*structs.Node) bool {
+	_, ok := tainted[a.NodeID]
+	return ok
+}
+
+// lostStatus is the client status to set on an alloc stopped on a tainted node.
+func lostStatus(a *structs.Allocation, tainted map[string]*structs.Node) string {
+	if isTainted(a, tainted) {
+		return structs.AllocClientStatusLost
+	}
+	return ""
+}
+
+// nodeTainted reports whether a node can no longer run its allocations: it is
+// gone (nil), down or disconnected.
+func nodeTainted(n *structs.Node) bool {
+	return n == nil || n.TerminalStatus() || n.Status == structs.NodeStatusDisconnected
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func sortedIndexes[V any](m map[uint]V) []uint {
+	keys := make([]uint, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
+	return keys
+}
+
+// matchDatacenter reports whether dc matches one of the job's datacenter
+// patterns: "*" matches all, and glob patterns like "dc*" match by path.Match.
+func matchDatacenter(patterns []string, dc string) bool {
+	for _, p := range patterns {
+		if p == "*" || p == dc {
+			return true
+		}
+		if ok, err := path.Match(p, dc); err == nil && ok {
+			return true
+		}
+	}
+	return false
+}
+
+// shuffleNodes sorts nodes by ID and shuffles them with a generator seeded
+// from the eval ID and the state index, so the order replays from a snapshot.
+func shuffleNodes(nodes []*structs.Node, evalID string, index uint64) {
+	sort.Slice(nodes, func(i, j int) bool { return nodes[i].ID < nodes[j].ID })
+	h := fnv.New64a()
+	h.Write([]byte(evalID))
+	r := rand.New(rand.NewPCG(h.Sum64(), index))
+	r.Shuffle(len(nodes), func(i, j int) { nodes[i], nodes[j] = nodes[j], nodes[i] })
+}
+
+// readyNodesInDCs returns the ready nodes in the job's datacenters and how
+// many there are per datacenter (AllocMetric.NodesAvailable).
+func readyNodesInDCs(nodes []*structs.Node, dcs []string) ([]*structs.Node, map[string]int) {
+	out := make([]*structs.Node, 0, len(nodes))
+	perDC := map[string]int{}
+	for _, n := range nodes {
+		if !n.Ready() || !matchDatacenter(dcs, n.Datacenter) {
+			continue
+		}
+		out = append(out, n)
+		perDC[n.Datacenter]++
+	}
+	return out, perDC
+}
