@@ -1,0 +1,317 @@
+// Package execdriver is the process-running core shared by the raw_exec and
+// exec drivers: a task is a process in its own process group, its
+// stdout/stderr go through FIFOs into rotated log files, exec adds cgroup v1
+// limits. Tasks are recovered after a plugin restart by pid + start time.
+package execdriver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"runtime"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/nomadish/nomadish/drivers/base"
+)
+
+// Options make the core into a named driver.
+type Options struct {
+	Name string // "raw_exec" or "exec"
+	// EnabledByDefault is the value of `enabled` before SetConfig.
+	EnabledByDefault bool
+	// Cgroups puts each task into cgroup v1 memory/cpu limits when the
+	// host allows (root, /sys/fs/cgroup/memory present).
+	Cgroups bool
+	// ConfigKeys are the plugin config keys accepted besides "enabled"
+	// (Nomad's, accepted for compatibility and ignored).
+	ConfigKeys []string
+	Logger     hclog.Logger
+}
+
+// Driver implements base.Driver for raw_exec and exec.
+type Driver struct {
+	opts   Options
+	logger hclog.Logger
+
+	mu      sync.Mutex // guards enabled, tasks
+	enabled bool
+	tasks   map[string]*task
+}
+
+var _ base.Driver = (*Driver)(nil)
+
+// New returns a driver with no tasks.
+func New(opts Options) *Driver {
+	if opts.Logger == nil {
+		opts.Logger = hclog.NewNullLogger()
+	}
+	return &Driver{opts: opts, logger: opts.Logger.Named(opts.Name), enabled: opts.EnabledByDefault, tasks: map[string]*task{}}
+}
+
+// SetConfig accepts {"enabled": bool} and the driver's known keys.
+func (d *Driver) SetConfig(cfg map[string]any) error {
+	for k, v := range cfg {
+		if k == "enabled" {
+			b, ok := v.(bool)
+			if !ok {
+				return fmt.Errorf("%s plugin config: enabled must be a bool, got %T", d.opts.Name, v)
+			}
+			d.mu.Lock()
+			d.enabled = b
+			d.mu.Unlock()
+			continue
+		}
+		if !contains(d.opts.ConfigKeys, k) {
+			return fmt.Errorf("%s plugin config: unknown key %q", d.opts.Name, k)
+		}
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (d *Driver) isEnabled() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.enabled
+}
+
+// Fingerprint: undetected when disabled or not on Linux, else healthy with
+// driver.<name> = "1".
+func (d *Driver) Fingerprint(ctx context.Context) (*base.Fingerprint, error) {
+	if runtime.GOOS != "linux" {
+		return &base.Fingerprint{Health: base.HealthUndetected, HealthDescription: "requires linux"}, nil
+	}
+	if !d.isEnabled() {
+		return &base.Fingerprint{Health: base.HealthUndetected, HealthDescription: "disabled"}, nil
+	}
+	attrs := map[string]string{"driver." + d.opts.Name: "1"}
+	if d.opts.Cgroups {
+		attrs["driver."+d.opts.Name+".cgroups"] = fmt.Sprint(cgroupsAvailable())
+	}
+	return &base.Fingerprint{Health: base.HealthHealthy, HealthDescription: "healthy", Attributes: attrs}, nil
+}
+
+// Capabilities: signals yes, no filesystem isolation yet.
+func (d *Driver) Capabilities() (*base.Capabilities, error) {
+	return &base.Capabilities{
+		SendSignals:    true,
+		FSIsolation:    base.FSIsolationNone,
+		ResourceLimits: d.opts.Cgroups && cgroupsAvailable(),
+	}, nil
+}
+
+// StartTask runs config.command with config.args.
+func (d *Driver) StartTask(cfg *base.TaskConfig) (*base.TaskHandle, error) {
+	if !d.isEnabled() {
+		return nil, fmt.Errorf("%s: %w", d.opts.Name, base.ErrDisabled)
+	}
+	command, args, err := parseTaskConfig(cfg.Config)
+	if err != nil {
+		return nil, fmt.Errorf("task %q config: %w", cfg.Name, err)
+	}
+	path, err := resolveCommand(command, cfg.TaskDir)
+	if err != nil {
+		return nil, err
+	}
+	d.mu.Lock()
+	if _, ok := d.tasks[cfg.ID]; ok {
+		d.mu.Unlock()
+		return nil, fmt.Errorf("task %q: %w", cfg.ID, base.ErrTaskExists)
+	}
+	d.tasks[cfg.ID] = nil // reserve the ID while starting
+	d.mu.Unlock()
+
+	t, err := startTask(cfg, path, args, d.opts.Cgroups && cgroupsAvailable(), d.logger)
+	d.mu.Lock()
+	if err != nil {
+		delete(d.tasks, cfg.ID)
+	} else {
+		d.tasks[cfg.ID] = t
+	}
+	d.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	d.logger.Debug("task started", "task", cfg.ID, "pid", t.state.Pid)
+	return &base.TaskHandle{Version: base.TaskHandleVersion, Config: cfg, State: base.TaskStateRunning, DriverState: t.encodeState()}, nil
+}
+
+// parseTaskConfig reads command (string) and args (list).
+func parseTaskConfig(c map[string]any) (string, []string, error) {
+	command, _ := c["command"].(string)
+	if command == "" {
+		return "", nil, fmt.Errorf("command is required and must be a string")
+	}
+	var args []string
+	switch v := c["args"].(type) {
+	case nil:
+	case []any:
+		for _, a := range v {
+			args = append(args, fmt.Sprint(a))
+		}
+	case []string:
+		args = v
+	default:
+		return "", nil, fmt.Errorf("args must be a list, got %T", v)
+	}
+	return command, args, nil
+}
+
+func (d *Driver) task(id string) (*task, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	t := d.tasks[id]
+	if t == nil {
+		return nil, fmt.Errorf("task %q: %w", id, base.ErrTaskNotFound)
+	}
+	return t, nil
+}
+
+// WaitTask: see base.Driver.
+func (d *Driver) WaitTask(ctx context.Context, taskID string) (<-chan *base.ExitResult, error) {
+	t, err := d.task(taskID)
+	if err != nil {
+		return nil, err
+	}
+	ch := make(chan *base.ExitResult, 1)
+	go func() {
+		defer close(ch)
+		select {
+		case <-t.exited:
+			res, _ := t.exitResult()
+			ch <- res
+		case <-ctx.Done():
+		}
+	}()
+	return ch, nil
+}
+
+// StopTask: see base.Driver.
+func (d *Driver) StopTask(taskID string, timeout time.Duration, signal string) error {
+	t, err := d.task(taskID)
+	if err != nil {
+		return err
+	}
+	sig, err := base.ParseSignal(signal, syscall.SIGTERM)
+	if err != nil {
+		return err
+	}
+	t.stop(timeout, sig)
+	return nil
+}
+
+// DestroyTask: see base.Driver. Kills what is left of the process group,
+// stops the log pumps and removes the cgroups and FIFOs.
+func (d *Driver) DestroyTask(taskID string, force bool) error {
+	t, err := d.task(taskID)
+	if err != nil {
+		return err
+	}
+	select {
+	case <-t.exited:
+	default:
+		if !force {
+			return fmt.Errorf("task %q: %w", taskID, base.ErrTaskRunning)
+		}
+		t.killGroup()
+		t.stopOnce.Do(func() { close(t.stopped) })
+		<-t.exited
+	}
+	t.killGroup() // leftover background children
+	t.closePumps()
+	removeCgroups(t.state.Cgroups)
+	for _, f := range []string{t.state.StdoutFIFO, t.state.StderrFIFO} {
+		if f != "" {
+			_ = os.Remove(f)
+		}
+	}
+	d.mu.Lock()
+	delete(d.tasks, taskID)
+	d.mu.Unlock()
+	return nil
+}
+
+// InspectTask: see base.Driver.
+func (d *Driver) InspectTask(taskID string) (*base.TaskStatus, error) {
+	t, err := d.task(taskID)
+	if err != nil {
+		return nil, err
+	}
+	st := &base.TaskStatus{
+		ID: taskID, Name: t.cfg.Name, State: base.TaskStateRunning, StartedAt: t.state.StartedAt,
+		DriverAttributes: map[string]string{"pid": fmt.Sprint(t.state.Pid)},
+	}
+	if res, at := t.exitResult(); res != nil {
+		st.State, st.ExitResult, st.CompletedAt = base.TaskStateExited, res, at
+	}
+	return st, nil
+}
+
+// SignalTask: see base.Driver.
+func (d *Driver) SignalTask(taskID string, signal string) error {
+	t, err := d.task(taskID)
+	if err != nil {
+		return err
+	}
+	sig, err := base.ParseSignal(signal, syscall.SIGTERM)
+	if err != nil {
+		return err
+	}
+	if err := syscall.Kill(t.state.Pid, sig); err != nil {
+		return fmt.Errorf("signalling task %q: %w", taskID, err)
+	}
+	return nil
+}
+
+// RecoverTask re-attaches to a task by pid and start time. A task whose
+// process is gone is still registered, as exited with ErrExitCodeUnknown,
+// so WaitTask tells the caller at once.
+//
+// Logs: the task writes into FIFOs opened read-write on its side, so it
+// never got SIGPIPE when the previous plugin died; output written while no
+// plugin was reading is kept by the kernel up to the FIFO buffer (64 KiB),
+// after which the task blocks on write until this call attaches new pumps.
+// If the FIFO files were removed, logs of the recovered task are no longer
+// captured (a log shim surviving plugin restarts is a later issue).
+func (d *Driver) RecoverTask(h *base.TaskHandle) error {
+	if h == nil || h.Config == nil {
+		return fmt.Errorf("%s: recover: handle without config", d.opts.Name)
+	}
+	var st driverState
+	if err := json.Unmarshal(h.DriverState, &st); err != nil || st.Pid <= 0 {
+		return fmt.Errorf("%s: recover task %q: bad driver state: %v", d.opts.Name, h.Config.ID, err)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if _, ok := d.tasks[h.Config.ID]; ok {
+		return nil
+	}
+	t := newTask(h.Config)
+	t.state = st
+	if alive(st.Pid, st.StartTicks) {
+		for _, l := range [][2]string{{h.Config.StdoutPath, st.StdoutFIFO}, {h.Config.StderrPath, st.StderrFIFO}} {
+			if l[1] == "" {
+				continue
+			}
+			if err := t.attachLog(l[0], l[1]); err != nil {
+				d.logger.Warn("recovered task's log not captured", "task", h.Config.ID, "error", err)
+			}
+		}
+	}
+	go t.waitRecovered()
+	d.tasks[h.Config.ID] = t
+	return nil
+}

@@ -1,0 +1,64 @@
+package execdriver
+
+import (
+	"context"
+	"time"
+
+	"github.com/nomadish/nomadish/drivers/base"
+)
+
+// TaskStats samples the task's process group every interval (min 100ms)
+// until ctx ends or the task exits.
+func (d *Driver) TaskStats(ctx context.Context, taskID string, interval time.Duration) (<-chan *base.TaskResourceUsage, error) {
+	t, err := d.task(taskID)
+	if err != nil {
+		return nil, err
+	}
+	interval = max(interval, 100*time.Millisecond)
+	ch := make(chan *base.TaskResourceUsage)
+	go func() {
+		defer close(ch)
+		tick := time.NewTicker(interval)
+		defer tick.Stop()
+		var prev groupUsage
+		prevAt := t.state.StartedAt
+		for {
+			now := time.Now()
+			u := readGroupUsage(t.state.Pid)
+			select {
+			case ch <- usage(u, prev, now.Sub(prevAt), now):
+			case <-ctx.Done():
+				return
+			case <-t.exited:
+				return
+			}
+			prev, prevAt = u, now
+			select {
+			case <-tick.C:
+			case <-ctx.Done():
+				return
+			case <-t.exited:
+				return
+			}
+		}
+	}()
+	return ch, nil
+}
+
+// usage converts two samples into a TaskResourceUsage.
+func usage(u, prev groupUsage, elapsed time.Duration, now time.Time) *base.TaskResourceUsage {
+	pct := func(cur, old uint64) float64 {
+		if elapsed <= 0 || cur < old {
+			return 0
+		}
+		return float64(ticksToDuration(cur-old)) / float64(elapsed) * 100
+	}
+	r := &base.TaskResourceUsage{Timestamp: now, Pids: u.pids}
+	r.CPU.UserPercent = pct(u.uticks, prev.uticks)
+	r.CPU.SystemPercent = pct(u.sticks, prev.sticks)
+	r.CPU.Percent = r.CPU.UserPercent + r.CPU.SystemPercent
+	r.CPU.UserTime = ticksToDuration(u.uticks)
+	r.CPU.SystemTime = ticksToDuration(u.sticks)
+	r.Memory.RSS, r.Memory.Swap = u.rss, u.swap
+	return r
+}

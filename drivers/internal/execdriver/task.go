@@ -1,0 +1,297 @@
+package execdriver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/nomadish/nomadish/drivers/base"
+	"github.com/nomadish/nomadish/drivers/logging"
+)
+
+// logSyncTimeout bounds how long an exit waits for the log pumps; it only
+// matters if the disk is stuck.
+const logSyncTimeout = 10 * time.Second
+
+// recoveredPollInterval is how often a recovered task (not our child, so
+// not waitable) is checked for exit.
+const recoveredPollInterval = 100 * time.Millisecond
+
+// driverState is TaskHandle.DriverState for raw_exec and exec (JSON).
+type driverState struct {
+	Pid        int
+	StartTicks uint64 // /proc/<pid>/stat starttime: guards against pid reuse
+	StartedAt  time.Time
+	StdoutFIFO string   `json:",omitempty"`
+	StderrFIFO string   `json:",omitempty"`
+	Cgroups    []string `json:",omitempty"`
+}
+
+// task is one running or exited task. Fields above mu are set before the
+// task is published in the driver's map and never change.
+type task struct {
+	cfg      *base.TaskConfig
+	state    driverState
+	pumps    []*logging.Pump
+	exited   chan struct{} // closed after result is set and logs synced
+	stopped  chan struct{} // closed by stopOnce: ends a recovered task's poll loop
+	stopOnce sync.Once
+
+	mu          sync.Mutex // guards result, completedAt
+	result      *base.ExitResult
+	completedAt time.Time
+}
+
+func newTask(cfg *base.TaskConfig) *task {
+	return &task{cfg: cfg, exited: make(chan struct{}), stopped: make(chan struct{})}
+}
+
+// startTask launches the process of cfg: own process group, stdout/stderr
+// into log FIFOs, cgroups when cg is true.
+func startTask(cfg *base.TaskConfig, cmdPath string, args []string, cg bool, logger hclog.Logger) (*task, error) {
+	cmd := exec.Command(cmdPath, args...)
+	cmd.Dir = cfg.TaskDir
+	cmd.Env = envList(cfg.Env)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	t := newTask(cfg)
+
+	var taskEnds []*os.File
+	defer func() {
+		for _, f := range taskEnds {
+			f.Close() // the child holds its own copies
+		}
+	}()
+	stdout, stdoutFIFO, err := t.openLog(cfg.StdoutPath, &taskEnds)
+	if err != nil {
+		t.closePumps()
+		return nil, err
+	}
+	stderr, stderrFIFO, err := t.openLog(cfg.StderrPath, &taskEnds)
+	if err != nil {
+		t.closePumps()
+		return nil, err
+	}
+	t.state.StdoutFIFO, t.state.StderrFIFO = stdoutFIFO, stderrFIFO
+	if stdout != nil { // a nil *os.File in the interface would close fd 1
+		cmd.Stdout = stdout
+	}
+	if stderr != nil {
+		cmd.Stderr = stderr
+	}
+	if cg {
+		if t.state.Cgroups, err = setupCgroups(cfg.ID, cfg.Resources); err != nil {
+			t.closePumps()
+			return nil, err
+		}
+	}
+	start := cmd.Start
+	if len(t.state.Cgroups) > 0 {
+		start = func() error {
+			err, restoreErr := startInCgroups(cmd, t.state.Cgroups)
+			if restoreErr != nil {
+				logger.Error("plugin thread left in a task cgroup", "task", cfg.ID, "error", restoreErr)
+			}
+			return err
+		}
+	}
+	if err := start(); err != nil {
+		t.closePumps()
+		removeCgroups(t.state.Cgroups)
+		return nil, fmt.Errorf("starting %s: %w", cmdPath, err)
+	}
+	pid := cmd.Process.Pid
+	if err := joinCgroups(t.state.Cgroups, pid); err != nil {
+		logger.Warn("task runs without its cgroup limits", "task", cfg.ID, "error", err)
+	}
+	t.state.Pid = pid
+	t.state.StartedAt = time.Now()
+	if st, err := readProcStat(pid); err == nil {
+		t.state.StartTicks = st.StartTicks
+	}
+	go t.waitChild(cmd)
+	return t, nil
+}
+
+// openLog sets up one stream: returns the task's end (an *os.File or nil
+// for /dev/null) and the FIFO path, and starts the pump into a Rotator.
+func (t *task) openLog(path string, ends *[]*os.File) (*os.File, string, error) {
+	if path == "" {
+		return nil, "", nil
+	}
+	fifo := logging.FIFOPath(path)
+	end, err := logging.OpenTaskEnd(fifo)
+	if err != nil {
+		return nil, "", err
+	}
+	*ends = append(*ends, end)
+	if err := t.attachLog(path, fifo); err != nil {
+		return nil, "", err
+	}
+	return end, fifo, nil
+}
+
+// attachLog starts a pump from fifo into the rotated files of path.
+func (t *task) attachLog(path, fifo string) error {
+	files, size := t.cfg.LogMaxFiles, t.cfg.LogMaxFileSizeMB
+	if files <= 0 {
+		files = base.DefaultLogMaxFiles
+	}
+	if size <= 0 {
+		size = base.DefaultLogMaxFileSizeMB
+	}
+	rot, err := logging.NewRotator(path, files, int64(size)<<20)
+	if err != nil {
+		return err
+	}
+	p, err := logging.NewPump(fifo, rot)
+	if err != nil {
+		rot.Close()
+		return err
+	}
+	t.pumps = append(t.pumps, p)
+	return nil
+}
+
+func (t *task) closePumps() {
+	for _, p := range t.pumps {
+		p.Close()
+	}
+}
+
+// waitChild reaps our child and records how it ended.
+func (t *task) waitChild(cmd *exec.Cmd) {
+	err := cmd.Wait()
+	res := &base.ExitResult{}
+	if ps := cmd.ProcessState; ps != nil {
+		if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			res.Signal = int(ws.Signal())
+			res.ExitCode = 128 + res.Signal
+		} else {
+			res.ExitCode = ps.ExitCode()
+		}
+	} else if err != nil {
+		res.Err = err
+	}
+	res.OOMKilled = oomKilled(t.state.Cgroups)
+	t.finish(res)
+}
+
+// waitRecovered polls a process that is not our child until it is gone.
+// Its exit status cannot be known: the result carries ErrExitCodeUnknown.
+func (t *task) waitRecovered() {
+	tick := time.NewTicker(recoveredPollInterval)
+	defer tick.Stop()
+	for alive(t.state.Pid, t.state.StartTicks) {
+		select {
+		case <-tick.C:
+		case <-t.stopped:
+			t.finish(&base.ExitResult{Err: base.ErrExitCodeUnknown})
+			return
+		}
+	}
+	t.finish(&base.ExitResult{Err: base.ErrExitCodeUnknown, OOMKilled: oomKilled(t.state.Cgroups)})
+}
+
+// finish syncs the logs, then publishes the result.
+func (t *task) finish(res *base.ExitResult) {
+	ctx, cancel := context.WithTimeout(context.Background(), logSyncTimeout)
+	defer cancel()
+	for _, p := range t.pumps {
+		_ = p.Sync(ctx)
+	}
+	t.mu.Lock()
+	t.result, t.completedAt = res, time.Now()
+	t.mu.Unlock()
+	close(t.exited)
+}
+
+// exitResult returns the result, nil while running.
+func (t *task) exitResult() (*base.ExitResult, time.Time) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.result, t.completedAt
+}
+
+// stop signals the main process, waits up to timeout, then SIGKILLs the
+// process group, and waits for the exit.
+func (t *task) stop(timeout time.Duration, sig syscall.Signal) {
+	select {
+	case <-t.exited:
+		return
+	default:
+	}
+	_ = syscall.Kill(t.state.Pid, sig)
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case <-t.exited:
+		return
+	case <-timer.C:
+	}
+	t.killGroup()
+	<-t.exited
+}
+
+// killGroup SIGKILLs every process of the task's group (and cgroup). If
+// the pid now belongs to another process (reused after our task exited),
+// that process and its group are left alone: while our group had members
+// the kernel could not have reused its id.
+func (t *task) killGroup() {
+	if st, err := readProcStat(t.state.Pid); err != nil || st.StartTicks == t.state.StartTicks {
+		_ = syscall.Kill(-t.state.Pid, syscall.SIGKILL)
+		if err == nil {
+			_ = syscall.Kill(t.state.Pid, syscall.SIGKILL)
+		}
+	}
+	for _, cg := range t.state.Cgroups {
+		for _, pid := range cgroupPids(cg) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+}
+
+// encodeState returns DriverState.
+func (t *task) encodeState() []byte {
+	b, _ := json.Marshal(&t.state) // plain data: cannot fail
+	return b
+}
+
+// resolveCommand finds the command: absolute, relative to the task dir
+// when it has a slash, else in PATH.
+func resolveCommand(command, taskDir string) (string, error) {
+	if filepath.IsAbs(command) {
+		return command, nil
+	}
+	if filepath.Base(command) != command {
+		return filepath.Join(taskDir, command), nil
+	}
+	if p := filepath.Join(taskDir, command); taskDir != "" && isExecutable(p) {
+		return p, nil
+	}
+	p, err := exec.LookPath(command)
+	if err != nil {
+		return "", fmt.Errorf("finding command %q: %w", command, err)
+	}
+	return p, nil
+}
+
+func isExecutable(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0
+}
+
+func envList(env map[string]string) []string {
+	out := make([]string, 0, len(env))
+	for k, v := range env {
+		out = append(out, k+"="+v)
+	}
+	return out
+}
