@@ -1,0 +1,116 @@
+package server
+
+import (
+	"sync"
+	"time"
+
+	"github.com/nomadish/nomadish/structs"
+)
+
+// allocBatcher gathers client alloc reports (Node.UpdateAlloc) for a short
+// window and commits them in one raft entry, with evals to replace the
+// allocations that failed.
+type allocBatcher struct {
+	s      *Server
+	window time.Duration
+
+	mu      sync.Mutex
+	pending []*structs.Allocation // guarded by mu
+	fut     *batchFuture          // guarded by mu; nil when no batch is open
+	timer   *time.Timer           // guarded by mu
+}
+
+// batchFuture is closed (done) once its batch is committed or failed.
+type batchFuture struct {
+	done  chan struct{}
+	index uint64
+	err   error
+}
+
+func newAllocBatcher(s *Server, window time.Duration) *allocBatcher {
+	return &allocBatcher{s: s, window: window}
+}
+
+// add queues allocs in the open batch (opening one if needed) and returns
+// the batch's future.
+func (b *allocBatcher) add(allocs []*structs.Allocation) *batchFuture {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.fut == nil {
+		b.fut = &batchFuture{done: make(chan struct{})}
+		b.timer = time.AfterFunc(b.window, b.flush)
+	}
+	b.pending = append(b.pending, allocs...)
+	return b.fut
+}
+
+// flush commits the open batch.
+func (b *allocBatcher) flush() {
+	b.mu.Lock()
+	allocs, fut := b.pending, b.fut
+	b.pending, b.fut, b.timer = nil, nil, nil
+	b.mu.Unlock()
+	if fut == nil {
+		return
+	}
+	now := time.Now()
+	evals, err := b.s.failedAllocEvals(allocs, now)
+	if err == nil {
+		req := &structs.AllocUpdateRequest{Alloc: allocs, Evals: evals, UpdatedAt: now.UnixNano()}
+		fut.index, _, err = b.s.raftApply(structs.AllocClientUpdateRequestType, req)
+	}
+	fut.err = err
+	close(fut.done)
+}
+
+// stop fails the open batch (shutdown).
+func (b *allocBatcher) stop() {
+	b.mu.Lock()
+	fut, t := b.fut, b.timer
+	b.pending, b.fut, b.timer = nil, nil, nil
+	b.mu.Unlock()
+	if t != nil {
+		t.Stop()
+	}
+	if fut != nil {
+		fut.err = structs.ErrNoLeader
+		close(fut.done)
+	}
+}
+
+// failedAllocEvals returns one alloc-failure eval per job whose allocation
+// the client now reports failed (and the server did not know as failed),
+// unless the job is stopped or gone.
+func (s *Server) failedAllocEvals(updates []*structs.Allocation, now time.Time) ([]*structs.Evaluation, error) {
+	snap := s.State().Snapshot()
+	seen := map[structs.NamespacedID]bool{}
+	var evals []*structs.Evaluation
+	for _, u := range updates {
+		if u.ClientStatus != structs.AllocClientStatusFailed {
+			continue
+		}
+		a, err := snap.AllocByID(nil, u.ID)
+		if err != nil {
+			return nil, err
+		}
+		if a == nil || a.ClientStatus == structs.AllocClientStatusFailed || a.DesiredStatus != structs.AllocDesiredStatusRun {
+			continue
+		}
+		key := structs.NamespacedID{Namespace: a.Namespace, ID: a.JobID}
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		job, err := snap.JobByID(nil, a.Namespace, a.JobID)
+		if err != nil {
+			return nil, err
+		}
+		if job == nil || job.Stop {
+			continue
+		}
+		ev := newJobEval(job, structs.EvalTriggerRetryFailedAlloc, now)
+		ev.JobModifyIndex = job.JobModifyIndex
+		evals = append(evals, ev)
+	}
+	return evals, nil
+}

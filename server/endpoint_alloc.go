@@ -1,0 +1,73 @@
+package server
+
+import (
+	"strings"
+
+	"github.com/hashicorp/go-memdb"
+
+	"github.com/nomadish/nomadish/server/state"
+	"github.com/nomadish/nomadish/structs"
+)
+
+// allocEndpoint serves the Alloc.* RPCs.
+type allocEndpoint struct{ s *Server }
+
+// List lists allocations (namespace "*" or empty: all; ID prefix filter);
+// blocking.
+func (e *allocEndpoint) List(args *structs.AllocListRequest, reply *structs.AllocListResponse) error {
+	return e.s.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+		allocs, err := st.Allocs(ws)
+		if err != nil {
+			return 0, err
+		}
+		reply.Allocations = make([]*structs.AllocListStub, 0, len(allocs))
+		for _, a := range allocs {
+			if !inNamespace(args.Namespace, a.Namespace) || !strings.HasPrefix(a.ID, args.Prefix) {
+				continue
+			}
+			reply.Allocations = append(reply.Allocations, a.Stub())
+		}
+		return st.Index(state.TableAllocs)
+	})
+}
+
+// inNamespace filters lists: an empty or "*" namespace matches all.
+func inNamespace(want, ns string) bool { return want == "" || want == "*" || want == ns }
+
+// GetAlloc reads one allocation (nil when absent); blocking.
+func (e *allocEndpoint) GetAlloc(args *structs.AllocSpecificRequest, reply *structs.SingleAllocResponse) error {
+	return e.s.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+		a, err := st.AllocByID(ws, args.AllocID)
+		if err != nil {
+			return 0, err
+		}
+		reply.Alloc = a
+		if a != nil {
+			return a.ModifyIndex, nil
+		}
+		return st.Index(state.TableAllocs)
+	})
+}
+
+// GetAllocs reads several allocations (absent ones are left out); blocking.
+func (e *allocEndpoint) GetAllocs(args *structs.AllocsGetRequest, reply *structs.AllocsGetResponse) error {
+	return e.s.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+		reply.Allocs = make([]*structs.Allocation, 0, len(args.AllocIDs))
+		var index uint64
+		for _, id := range args.AllocIDs {
+			a, err := st.AllocByID(ws, id)
+			if err != nil {
+				return 0, err
+			}
+			if a == nil {
+				continue
+			}
+			reply.Allocs = append(reply.Allocs, a)
+			index = max(index, a.ModifyIndex)
+		}
+		if index == 0 {
+			return st.Index(state.TableAllocs)
+		}
+		return index, nil
+	})
+}

@@ -1,0 +1,60 @@
+package server
+
+import (
+	"strings"
+
+	"github.com/hashicorp/go-memdb"
+
+	"github.com/nomadish/nomadish/server/state"
+	"github.com/nomadish/nomadish/structs"
+)
+
+// evalEndpoint serves the Eval.* RPCs.
+type evalEndpoint struct{ s *Server }
+
+// List lists evaluations (namespace and ID prefix filters); blocking.
+func (e *evalEndpoint) List(args *structs.EvalListRequest, reply *structs.EvalListResponse) error {
+	return e.s.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+		evals, err := st.Evals(ws)
+		if err != nil {
+			return 0, err
+		}
+		reply.Evaluations = make([]*structs.Evaluation, 0, len(evals))
+		for _, ev := range evals {
+			if inNamespace(args.Namespace, ev.Namespace) && strings.HasPrefix(ev.ID, args.Prefix) {
+				reply.Evaluations = append(reply.Evaluations, ev)
+			}
+		}
+		return st.Index(state.TableEvals)
+	})
+}
+
+// GetEval reads one evaluation (nil when absent); blocking.
+func (e *evalEndpoint) GetEval(args *structs.EvalSpecificRequest, reply *structs.SingleEvalResponse) error {
+	return e.s.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+		ev, err := st.EvalByID(ws, args.EvalID)
+		if err != nil {
+			return 0, err
+		}
+		reply.Eval = ev
+		if ev != nil {
+			return ev.ModifyIndex, nil
+		}
+		return st.Index(state.TableEvals)
+	})
+}
+
+// Allocations lists the allocations an evaluation placed; blocking.
+func (e *evalEndpoint) Allocations(args *structs.EvalSpecificRequest, reply *structs.EvalAllocationsResponse) error {
+	return e.s.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+		allocs, err := st.AllocsByEval(ws, args.EvalID)
+		if err != nil {
+			return 0, err
+		}
+		reply.Allocations = make([]*structs.AllocListStub, 0, len(allocs))
+		for _, a := range allocs {
+			reply.Allocations = append(reply.Allocations, a.Stub())
+		}
+		return st.Index(state.TableAllocs)
+	})
+}

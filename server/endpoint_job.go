@@ -1,0 +1,286 @@
+package server
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-memdb"
+
+	"github.com/nomadish/nomadish/scheduler"
+	"github.com/nomadish/nomadish/server/state"
+	"github.com/nomadish/nomadish/structs"
+)
+
+// knownDrivers are the task drivers nomadish knows (a node may still lack
+// one: that is a placement failure, not bad input).
+var knownDrivers = map[string]bool{"raw_exec": true, "exec": true, "docker": true, "qemu": true, "mock_driver": true}
+
+// jobEndpoint serves the Job.* RPCs.
+type jobEndpoint struct{ s *Server }
+
+// prepareJob copies, canonicalizes and validates a submitted job: 400 with
+// the validation message on bad input.
+func prepareJob(in *structs.Job, namespace string) (*structs.Job, error) {
+	if in == nil {
+		return nil, structs.NewCodedError(structs.ErrCodeBadRequest, "missing job")
+	}
+	job := in.Copy()
+	if job.Namespace == "" && namespace != "" {
+		job.Namespace = namespace
+	}
+	job.Canonicalize()
+	if err := job.Validate(); err != nil {
+		return nil, structs.NewCodedError(structs.ErrCodeBadRequest, "invalid job: %v", err)
+	}
+	var unknown []string
+	for _, tg := range job.TaskGroups {
+		for _, t := range tg.Tasks {
+			if !knownDrivers[t.Driver] {
+				unknown = append(unknown, fmt.Sprintf("group %q: task %q: unknown driver %q", tg.Name, t.Name, t.Driver))
+			}
+		}
+	}
+	if len(unknown) > 0 {
+		return nil, structs.NewCodedError(structs.ErrCodeBadRequest, "%s", strings.Join(unknown, "; "))
+	}
+	return job, nil
+}
+
+// Register registers or updates a job and creates its evaluation, both in
+// one raft entry.
+func (e *jobEndpoint) Register(args *structs.JobRegisterRequest, reply *structs.JobRegisterResponse) error {
+	job, err := prepareJob(args.Job, args.Namespace)
+	if err != nil {
+		return err
+	}
+	existing, err := e.s.State().JobByID(nil, job.Namespace, job.ID)
+	if err != nil {
+		return err
+	}
+	if args.EnforceIndex {
+		var cur uint64
+		if existing != nil {
+			cur = existing.JobModifyIndex
+		}
+		if cur != args.JobModifyIndex {
+			return structs.NewCodedError(structs.ErrCodeConflict,
+				"enforcing job modify index %d: job exists with conflicting job modify index: %d", args.JobModifyIndex, cur)
+		}
+	}
+	now := time.Now()
+	job.Status = structs.JobStatusPending
+	job.SubmitTime = now.UnixNano()
+	if existing != nil {
+		job.Version = existing.Version
+		if jobSpecChanged(existing, job) {
+			job.Version++
+		}
+	}
+	eval := newJobEval(job, structs.EvalTriggerJobRegister, now)
+	req := &structs.JobRegisterRequest{Job: job, Eval: eval, WriteRequest: args.WriteRequest}
+	index, _, err := e.s.raftApply(structs.JobRegisterRequestType, req)
+	if err != nil {
+		return err
+	}
+	reply.EvalID, reply.EvalCreateIndex, reply.JobModifyIndex = eval.ID, index, index
+	reply.Index = index
+	return nil
+}
+
+func newJobEval(job *structs.Job, trigger string, now time.Time) *structs.Evaluation {
+	return &structs.Evaluation{
+		ID: structs.GenerateUUID(), Namespace: job.Namespace, Priority: job.Priority, Type: job.Type,
+		TriggeredBy: trigger, JobID: job.ID, Status: structs.EvalStatusPending,
+		CreateTime: now.UnixNano(), ModifyTime: now.UnixNano(),
+	}
+}
+
+// jobSpecChanged reports whether the user-visible spec differs (ignoring
+// status, version, indexes and submit time).
+func jobSpecChanged(old, cur *structs.Job) bool {
+	a, b := old.Copy(), cur.Copy()
+	for _, j := range []*structs.Job{a, b} {
+		j.Status, j.StatusDescription, j.Stable, j.Version, j.SubmitTime = "", "", false, 0, 0
+		j.CreateIndex, j.ModifyIndex, j.JobModifyIndex = 0, 0, 0
+	}
+	return !reflect.DeepEqual(a, b)
+}
+
+// Deregister stops a job (or purges it) and creates a deregister eval, in
+// one raft entry. Unknown job: 404.
+func (e *jobEndpoint) Deregister(args *structs.JobDeregisterRequest, reply *structs.JobDeregisterResponse) error {
+	ns := namespaceOf(args.Namespace)
+	existing, err := e.s.State().JobByID(nil, ns, args.JobID)
+	if err != nil {
+		return err
+	}
+	if existing == nil {
+		return structs.ErrJobNotFound
+	}
+	eval := newJobEval(existing, structs.EvalTriggerJobDeregister, time.Now())
+	entry := &jobDeregisterEntry{JobDeregisterRequest: *args}
+	entry.Namespace, entry.Eval = ns, eval
+	if !args.Purge {
+		entry.Job = existing.Copy()
+		entry.Job.Stop = true
+	}
+	index, _, err := e.s.raftApply(structs.JobDeregisterRequestType, entry)
+	if err != nil {
+		return err
+	}
+	reply.EvalID, reply.EvalCreateIndex, reply.JobModifyIndex = eval.ID, index, index
+	reply.Index = index
+	return nil
+}
+
+// GetJob reads one job (nil when absent); blocking.
+func (e *jobEndpoint) GetJob(args *structs.JobSpecificRequest, reply *structs.SingleJobResponse) error {
+	ns := namespaceOf(args.Namespace)
+	return e.s.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+		job, err := st.JobByID(ws, ns, args.JobID)
+		if err != nil {
+			return 0, err
+		}
+		reply.Job = job
+		if job != nil {
+			return job.ModifyIndex, nil
+		}
+		return st.Index(state.TableJobs)
+	})
+}
+
+// List lists jobs of the namespace ("*": all) with their summaries; blocking.
+func (e *jobEndpoint) List(args *structs.JobListRequest, reply *structs.JobListResponse) error {
+	ns := namespaceOf(args.Namespace)
+	return e.s.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+		jobs, err := st.Jobs(ws, ns)
+		if err != nil {
+			return 0, err
+		}
+		reply.Jobs = make([]*structs.JobListStub, 0, len(jobs))
+		for _, j := range jobs {
+			if !strings.HasPrefix(j.ID, args.Prefix) {
+				continue
+			}
+			allocs, err := st.AllocsByJob(ws, j.Namespace, j.ID)
+			if err != nil {
+				return 0, err
+			}
+			reply.Jobs = append(reply.Jobs, j.Stub(JobSummary(j, allocs)))
+		}
+		return tableIndex(st, state.TableJobs, state.TableAllocs)
+	})
+}
+
+// JobSummary counts a job's allocations by client status per group.
+func JobSummary(job *structs.Job, allocs []*structs.Allocation) *structs.JobSummary {
+	sum := &structs.JobSummary{JobID: job.ID, Namespace: job.Namespace, Summary: map[string]structs.TaskGroupSummary{},
+		CreateIndex: job.CreateIndex, ModifyIndex: job.ModifyIndex}
+	for _, tg := range job.TaskGroups {
+		sum.Summary[tg.Name] = structs.TaskGroupSummary{}
+	}
+	for _, a := range allocs {
+		tg := sum.Summary[a.TaskGroup]
+		switch a.ClientStatus {
+		case structs.AllocClientStatusPending:
+			tg.Starting++
+		case structs.AllocClientStatusRunning:
+			tg.Running++
+		case structs.AllocClientStatusComplete:
+			tg.Complete++
+		case structs.AllocClientStatusFailed:
+			tg.Failed++
+		case structs.AllocClientStatusLost:
+			tg.Lost++
+		default:
+			tg.Unknown++
+		}
+		sum.Summary[a.TaskGroup] = tg
+	}
+	return sum
+}
+
+// Allocations lists a job's allocations; blocking.
+func (e *jobEndpoint) Allocations(args *structs.JobSpecificRequest, reply *structs.JobAllocationsResponse) error {
+	ns := namespaceOf(args.Namespace)
+	return e.s.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+		allocs, err := st.AllocsByJob(ws, ns, args.JobID)
+		if err != nil {
+			return 0, err
+		}
+		reply.Allocations = make([]*structs.AllocListStub, 0, len(allocs))
+		for _, a := range allocs {
+			reply.Allocations = append(reply.Allocations, a.Stub())
+		}
+		return st.Index(state.TableAllocs)
+	})
+}
+
+// Evaluations lists a job's evaluations; blocking.
+func (e *jobEndpoint) Evaluations(args *structs.JobSpecificRequest, reply *structs.JobEvaluationsResponse) error {
+	ns := namespaceOf(args.Namespace)
+	return e.s.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+		evals, err := st.EvalsByJob(ws, ns, args.JobID)
+		if err != nil {
+			return 0, err
+		}
+		reply.Evaluations = evals
+		if reply.Evaluations == nil {
+			reply.Evaluations = []*structs.Evaluation{}
+		}
+		return st.Index(state.TableEvals)
+	})
+}
+
+// Plan dry-runs the scheduler for the job as it would be registered,
+// against a snapshot; nothing is written.
+func (e *jobEndpoint) Plan(args *structs.JobPlanRequest, reply *structs.JobPlanResponse) error {
+	job, err := prepareJob(args.Job, args.Namespace)
+	if err != nil {
+		return err
+	}
+	snap := e.s.State().Snapshot()
+	existing, err := snap.JobByID(nil, job.Namespace, job.ID)
+	if err != nil {
+		return err
+	}
+	index, err := snap.LatestIndex(nil)
+	if err != nil {
+		return err
+	}
+	now := time.Now()
+	job.Status = structs.JobStatusPending
+	if existing != nil {
+		job.CreateIndex, job.Version = existing.CreateIndex, existing.Version
+		if jobSpecChanged(existing, job) {
+			job.Version++
+		}
+		reply.JobModifyIndex = existing.JobModifyIndex
+	}
+	job.ModifyIndex, job.JobModifyIndex = index+1, index+1
+	eval := newJobEval(job, structs.EvalTriggerJobRegister, now)
+	eval.JobModifyIndex = job.JobModifyIndex
+	_, ann, failed, err := scheduler.DryRun(job.Type, scheduler.WithJob(snapshotView{snap}, job), eval, now)
+	if err != nil {
+		return structs.NewCodedError(structs.ErrCodeBadRequest, "planning job: %v", err)
+	}
+	reply.Annotations, reply.FailedTGAllocs = ann, failed
+	if args.Diff {
+		reply.Diff = jobDiff(existing, job)
+	}
+	reply.Index = index
+	return nil
+}
+
+// jobDiff is the minimal diff: Added, Edited or None.
+func jobDiff(old, cur *structs.Job) *structs.JobDiff {
+	switch {
+	case old == nil:
+		return &structs.JobDiff{Type: "Added", ID: cur.ID}
+	case jobSpecChanged(old, cur):
+		return &structs.JobDiff{Type: "Edited", ID: cur.ID}
+	}
+	return &structs.JobDiff{Type: "None", ID: cur.ID}
+}

@@ -1,0 +1,232 @@
+package server
+
+import (
+	"time"
+
+	"github.com/hashicorp/go-memdb"
+
+	"github.com/nomadish/nomadish/server/state"
+	"github.com/nomadish/nomadish/structs"
+)
+
+// nodeEndpoint serves the Node.* RPCs.
+type nodeEndpoint struct{ s *Server }
+
+// Register registers or re-registers a node as ready, starts its heartbeat
+// timer and, when the node becomes ready, creates node-update evals for the
+// jobs with allocations on it (blocked evals are unblocked by the state
+// store's capacity event).
+func (e *nodeEndpoint) Register(args *structs.NodeRegisterRequest, reply *structs.NodeUpdateResponse) error {
+	n := args.Node
+	switch {
+	case n == nil:
+		return structs.NewCodedError(structs.ErrCodeBadRequest, "missing node")
+	case n.ID == "":
+		return structs.NewCodedError(structs.ErrCodeBadRequest, "missing node ID")
+	case n.SecretID == "":
+		return structs.NewCodedError(structs.ErrCodeBadRequest, "missing node secret ID")
+	}
+	st := e.s.State()
+	existing, err := st.NodeByID(nil, n.ID)
+	if err != nil {
+		return err
+	}
+	if existing != nil && existing.SecretID != n.SecretID {
+		return structs.NewCodedError(structs.ErrCodeBadRequest, "node secret ID does not match the registered node's")
+	}
+	node := n.Copy()
+	node.Status = structs.NodeStatusReady
+	node.StatusUpdatedAt = time.Now().UnixNano()
+	index, _, err := e.s.raftApply(structs.NodeRegisterRequestType, &structs.NodeRegisterRequest{Node: node})
+	if err != nil {
+		return err
+	}
+	if existing == nil || existing.Status != structs.NodeStatusReady {
+		ids, evalIndex, err := e.s.createNodeEvals(node.ID, index)
+		if err != nil {
+			return err
+		}
+		reply.EvalIDs, reply.EvalCreateIndex = ids, evalIndex
+	}
+	return e.s.fillNodeReply(node.ID, index, reply)
+}
+
+// fillNodeReply resets the node's heartbeat timer and fills the reply.
+func (s *Server) fillNodeReply(nodeID string, index uint64, reply *structs.NodeUpdateResponse) error {
+	nodes, err := s.State().Nodes(nil)
+	if err != nil {
+		return err
+	}
+	reply.HeartbeatTTL = s.heartbeats.reset(nodeID, len(nodes))
+	reply.NodeModifyIndex = index
+	reply.LeaderRPCAddr = s.advertise
+	reply.NumNodes = int32(len(nodes))
+	reply.Index = index
+	reply.KnownLeader = true
+	return nil
+}
+
+// UpdateStatus is the client heartbeat (and status change): it resets the
+// node's TTL and returns it. A change of status goes through raft; a node
+// coming back ready gets node-update evals.
+func (e *nodeEndpoint) UpdateStatus(args *structs.NodeUpdateStatusRequest, reply *structs.NodeUpdateResponse) error {
+	if args.NodeID == "" {
+		return structs.NewCodedError(structs.ErrCodeBadRequest, "missing node ID")
+	}
+	switch args.Status {
+	case "", structs.NodeStatusInit, structs.NodeStatusReady, structs.NodeStatusDown:
+	default:
+		return structs.NewCodedError(structs.ErrCodeBadRequest, "invalid node status %q", args.Status)
+	}
+	node, err := e.s.State().NodeByID(nil, args.NodeID)
+	if err != nil {
+		return err
+	}
+	if node == nil {
+		return structs.ErrNodeNotFound
+	}
+	if args.SecretID != "" && args.SecretID != node.SecretID {
+		return structs.NewCodedError(structs.ErrCodeBadRequest, "node secret ID does not match")
+	}
+	index := node.ModifyIndex
+	if args.Status != "" && args.Status != node.Status {
+		req := &structs.NodeUpdateStatusRequest{NodeID: node.ID, Status: args.Status, UpdatedAt: time.Now().UnixNano()}
+		if index, _, err = e.s.raftApply(structs.NodeUpdateStatusRequestType, req); err != nil {
+			return err
+		}
+		if args.Status == structs.NodeStatusReady || args.Status == structs.NodeStatusDown {
+			ids, evalIndex, err := e.s.createNodeEvals(node.ID, index)
+			if err != nil {
+				return err
+			}
+			reply.EvalIDs, reply.EvalCreateIndex = ids, evalIndex
+		}
+	}
+	if args.Status == structs.NodeStatusDown {
+		e.s.heartbeats.remove(node.ID)
+		reply.NodeModifyIndex, reply.Index = index, index
+		return nil
+	}
+	return e.s.fillNodeReply(node.ID, index, reply)
+}
+
+// createNodeEvals creates a node-update eval for each job with allocations
+// on the node, in one raft entry; it returns their IDs and the entry's index.
+func (s *Server) createNodeEvals(nodeID string, nodeIndex uint64) ([]string, uint64, error) {
+	snap := s.State().Snapshot()
+	allocs, err := snap.AllocsByNode(nil, nodeID)
+	if err != nil {
+		return nil, 0, err
+	}
+	now := time.Now()
+	seen := map[structs.NamespacedID]bool{}
+	var evals []*structs.Evaluation
+	var ids []string
+	for _, a := range allocs {
+		key := structs.NamespacedID{Namespace: a.Namespace, ID: a.JobID}
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		job, err := snap.JobByID(nil, a.Namespace, a.JobID)
+		if err != nil {
+			return nil, 0, err
+		}
+		if job == nil {
+			continue
+		}
+		ev := newJobEval(job, structs.EvalTriggerNodeUpdate, now)
+		ev.NodeID, ev.NodeModifyIndex, ev.JobModifyIndex = nodeID, nodeIndex, job.JobModifyIndex
+		evals = append(evals, ev)
+		ids = append(ids, ev.ID)
+	}
+	if len(evals) == 0 {
+		return nil, 0, nil
+	}
+	index, _, err := s.raftApply(structs.EvalUpdateRequestType, &structs.EvalUpdateRequest{Evals: evals})
+	if err != nil {
+		return nil, 0, err
+	}
+	return ids, index, nil
+}
+
+// GetClientAllocs returns the node's allocation IDs with their
+// AllocModifyIndex; blocking. The index is the highest AllocModifyIndex
+// (the allocs table index when the node has none), so client status
+// reports do not wake the client's own watch.
+func (e *nodeEndpoint) GetClientAllocs(args *structs.NodeSpecificRequest, reply *structs.NodeClientAllocsResponse) error {
+	return e.s.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+		node, err := st.NodeByID(ws, args.NodeID)
+		if err != nil {
+			return 0, err
+		}
+		if node == nil {
+			return 0, structs.ErrNodeNotFound
+		}
+		if node.SecretID != args.SecretID {
+			return 0, structs.NewCodedError(structs.ErrCodeBadRequest, "node secret ID does not match")
+		}
+		allocs, err := st.AllocsByNode(ws, args.NodeID)
+		if err != nil {
+			return 0, err
+		}
+		reply.Allocs = make(map[string]uint64, len(allocs))
+		var index uint64
+		for _, a := range allocs {
+			reply.Allocs[a.ID] = a.AllocModifyIndex
+			index = max(index, a.AllocModifyIndex)
+		}
+		if len(allocs) == 0 {
+			return st.Index(state.TableAllocs)
+		}
+		return index, nil
+	})
+}
+
+// UpdateAlloc takes client status reports. Reports are batched for
+// AllocUpdateBatch into one raft entry; the call returns once its batch is
+// committed.
+func (e *nodeEndpoint) UpdateAlloc(args *structs.AllocUpdateRequest, reply *structs.GenericResponse) error {
+	if len(args.Alloc) == 0 {
+		return structs.NewCodedError(structs.ErrCodeBadRequest, "no allocations to update")
+	}
+	f := e.s.allocUpdates.add(args.Alloc)
+	<-f.done
+	if f.err != nil {
+		return f.err
+	}
+	reply.Index = f.index
+	return nil
+}
+
+// GetNode reads one node (nil when absent); blocking.
+func (e *nodeEndpoint) GetNode(args *structs.NodeSpecificRequest, reply *structs.SingleNodeResponse) error {
+	return e.s.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+		node, err := st.NodeByID(ws, args.NodeID)
+		if err != nil {
+			return 0, err
+		}
+		reply.Node = node
+		if node != nil {
+			return node.ModifyIndex, nil
+		}
+		return st.Index(state.TableNodes)
+	})
+}
+
+// List lists nodes (ID prefix filter); blocking.
+func (e *nodeEndpoint) List(args *structs.NodeListRequest, reply *structs.NodeListResponse) error {
+	return e.s.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+		nodes, err := st.Nodes(ws)
+		if err != nil {
+			return 0, err
+		}
+		reply.Nodes = make([]*structs.NodeListStub, 0, len(nodes))
+		for _, n := range nodes {
+			if len(args.Prefix) <= len(n.ID) && n.ID[:len(args.Prefix)] == args.Prefix {
+				reply.Nodes = append(reply.Nodes, n.Stub())
+			}
+		}
+		return st.Index(state.TableNodes)
+	})
+}

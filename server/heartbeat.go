@@ -1,0 +1,142 @@
+package server
+
+import (
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/nomadish/nomadish/server/broker"
+	"github.com/nomadish/nomadish/structs"
+)
+
+// maxHeartbeatsPerSecond caps the heartbeat rate the TTLs aim for, as in
+// Nomad: TTLs grow with the node count so the leader sees at most this many
+// heartbeats a second.
+const maxHeartbeatsPerSecond = 50.0
+
+// Timer is a pending AfterFunc call; *time.Timer satisfies it. An alias of
+// broker.Timer, so one fake clock (brokertest.FakeClock) serves both.
+type Timer = broker.Timer
+
+// Clock is the time source of heartbeat timers (tests inject a fake).
+type Clock interface {
+	Now() time.Time
+	AfterFunc(d time.Duration, f func()) Timer
+}
+
+type realClock struct{}
+
+func (realClock) Now() time.Time                            { return time.Now() }
+func (realClock) AfterFunc(d time.Duration, f func()) Timer { return time.AfterFunc(d, f) }
+
+// HeartbeatTTL is the pure TTL rule: numNodes/maxPerSecond seconds, at least
+// minTTL, plus a stagger of stagger*ttl (stagger in [0,1), random in
+// production) so that clients do not heartbeat in lockstep.
+func HeartbeatTTL(numNodes int, minTTL time.Duration, maxPerSecond, stagger float64) time.Duration {
+	ttl := time.Duration(float64(numNodes) / maxPerSecond * float64(time.Second))
+	if ttl < minTTL {
+		ttl = minTTL
+	}
+	return ttl + time.Duration(stagger*float64(ttl))
+}
+
+// heartbeater holds one timer per node on the leader. A timer that fires
+// (TTL + grace without a heartbeat) calls expire from the clock's goroutine.
+type heartbeater struct {
+	clock   Clock
+	minTTL  time.Duration
+	grace   time.Duration
+	expire  func(nodeID string)
+	stagger func() float64
+
+	mu      sync.Mutex
+	enabled bool                // guarded by mu
+	timers  map[string]*hbTimer // guarded by mu
+}
+
+// hbTimer is one node's timer; its identity tells a current timer from a
+// replaced one.
+type hbTimer struct{ t Timer }
+
+func newHeartbeater(clock Clock, minTTL, grace time.Duration, expire func(string)) *heartbeater {
+	return &heartbeater{clock: clock, minTTL: minTTL, grace: grace, expire: expire,
+		stagger: rand.Float64, timers: map[string]*hbTimer{}}
+}
+
+// setEnabled turns timers on (leadership) or off; disabling stops them all.
+func (h *heartbeater) setEnabled(on bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.enabled = on
+	if !on {
+		for id, t := range h.timers {
+			t.t.Stop()
+			delete(h.timers, id)
+		}
+	}
+}
+
+// reset restarts nodeID's timer and returns the TTL to hand the client
+// (the timer itself runs TTL + grace). While disabled it returns the TTL
+// without starting a timer.
+func (h *heartbeater) reset(nodeID string, numNodes int) time.Duration {
+	ttl := HeartbeatTTL(numNodes, h.minTTL, maxHeartbeatsPerSecond, h.stagger())
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.enabled {
+		return ttl
+	}
+	if old, ok := h.timers[nodeID]; ok {
+		old.t.Stop()
+	}
+	ht := &hbTimer{}
+	ht.t = h.clock.AfterFunc(ttl+h.grace, func() { h.fire(nodeID, ht) })
+	h.timers[nodeID] = ht
+	return ttl
+}
+
+// fire runs when a timer expires; a timer replaced or stopped meanwhile
+// does nothing.
+func (h *heartbeater) fire(nodeID string, t *hbTimer) {
+	h.mu.Lock()
+	cur, ok := h.timers[nodeID]
+	if !ok || cur != t {
+		h.mu.Unlock()
+		return
+	}
+	delete(h.timers, nodeID)
+	h.mu.Unlock()
+	h.expire(nodeID)
+}
+
+// remove stops nodeID's timer.
+func (h *heartbeater) remove(nodeID string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if t, ok := h.timers[nodeID]; ok {
+		t.t.Stop()
+		delete(h.timers, nodeID)
+	}
+}
+
+// tracked reports how many timers run.
+func (h *heartbeater) tracked() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.timers)
+}
+
+// invalidateHeartbeat marks a node that missed its TTL down and asks the
+// schedulers to replace its allocations.
+func (s *Server) invalidateHeartbeat(nodeID string) {
+	s.logger.Warn("node missed its heartbeat TTL: marking it down", "node", nodeID)
+	req := &structs.NodeUpdateStatusRequest{NodeID: nodeID, Status: structs.NodeStatusDown, UpdatedAt: s.cfg.Clock.Now().UnixNano()}
+	index, _, err := s.raftApply(structs.NodeUpdateStatusRequestType, req)
+	if err != nil {
+		s.logger.Error("marking node down", "node", nodeID, "error", err)
+		return
+	}
+	if _, _, err := s.createNodeEvals(nodeID, index); err != nil {
+		s.logger.Error("creating evals for down node", "node", nodeID, "error", err)
+	}
+}

@@ -1,0 +1,217 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/rpc"
+	"reflect"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/raft"
+
+	"github.com/nomadish/nomadish/rpcclient"
+)
+
+// Port layout: one TCP port (the RPC address) carries both the RPC protocol
+// and raft, told apart by the connection's first byte, like Nomad.
+const (
+	// RPCNomad starts a net/rpc connection with the msgpack codec.
+	RPCNomad byte = 0x01
+	// RPCRaft starts a raft transport connection.
+	RPCRaft byte = 0x02
+)
+
+// ErrUnknownMethod is returned by RPC for a method no endpoint serves.
+var ErrUnknownMethod = errors.New("server: unknown RPC method")
+
+// rpcMethod is one endpoint method: func(args *A, reply *R) error.
+type rpcMethod struct {
+	fn        reflect.Value
+	argType   reflect.Type
+	replyType reflect.Type
+}
+
+// registerEndpoints registers each endpoint with the TCP net/rpc server and
+// in the in-process method table.
+func (s *Server) registerEndpoints() error {
+	s.rpcServer = rpc.NewServer()
+	s.methods = map[string]rpcMethod{}
+	eps := map[string]any{
+		"Job": &jobEndpoint{s}, "Node": &nodeEndpoint{s}, "Alloc": &allocEndpoint{s},
+		"Eval": &evalEndpoint{s}, "Status": &statusEndpoint{s},
+	}
+	errType := reflect.TypeOf((*error)(nil)).Elem()
+	for name, ep := range eps {
+		if err := s.rpcServer.RegisterName(name, ep); err != nil {
+			return fmt.Errorf("registering %s endpoint: %w", name, err)
+		}
+		v := reflect.ValueOf(ep)
+		for i := 0; i < v.NumMethod(); i++ {
+			m := v.Type().Method(i)
+			ft := m.Type // includes the receiver
+			if ft.NumIn() != 3 || ft.NumOut() != 1 || ft.Out(0) != errType ||
+				ft.In(1).Kind() != reflect.Pointer || ft.In(2).Kind() != reflect.Pointer {
+				continue
+			}
+			s.methods[name+"."+m.Name] = rpcMethod{fn: v.Method(i), argType: ft.In(1), replyType: ft.In(2)}
+		}
+	}
+	return nil
+}
+
+// RPC calls an endpoint in process, without encoding (the agent's HTTP API
+// and a -dev client use it). args and reply are the pointers the endpoint
+// gets; errors come back as the endpoint returned them (coded errors keep
+// their identity). Net/rpc's own Server would turn errors into strings, so
+// in-process calls use a method table built from the same endpoints.
+func (s *Server) RPC(method string, args, reply any) error {
+	m, ok := s.methods[method]
+	if !ok {
+		return fmt.Errorf("%w %q", ErrUnknownMethod, method)
+	}
+	av, rv := reflect.ValueOf(args), reflect.ValueOf(reply)
+	if av.Type() != m.argType || rv.Type() != m.replyType || av.IsNil() || rv.IsNil() {
+		return fmt.Errorf("server: %s wants (%s, %s), got (%T, %T)", method, m.argType, m.replyType, args, reply)
+	}
+	out := m.fn.Call([]reflect.Value{av, rv})
+	if err, _ := out[0].Interface().(error); err != nil {
+		return err
+	}
+	return nil
+}
+
+// serveListener accepts connections until the listener closes.
+func (s *Server) serveListener() {
+	defer s.wg.Done()
+	for {
+		conn, err := s.listener.Accept()
+		if err != nil {
+			select {
+			case <-s.shutdownCh:
+				return
+			default:
+			}
+			s.logger.Error("accepting RPC connection", "error", err)
+			time.Sleep(5 * time.Millisecond) // avoid a hot loop on persistent accept errors
+			continue
+		}
+		if !s.trackConn(conn, true) {
+			conn.Close()
+			return
+		}
+		go s.handleConn(conn)
+	}
+}
+
+// handleConn reads the first byte and hands the connection to RPC or raft.
+func (s *Server) handleConn(conn net.Conn) {
+	var b [1]byte
+	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.ReadFull(conn, b[:]); err != nil {
+		s.trackConn(conn, false)
+		conn.Close()
+		return
+	}
+	conn.SetReadDeadline(time.Time{})
+	switch b[0] {
+	case RPCNomad:
+		s.rpcServer.ServeCodec(rpcclient.NewCodec(conn))
+		s.trackConn(conn, false)
+	case RPCRaft:
+		s.trackConn(conn, false) // raft's transport owns it now
+		if s.raftLayer == nil {
+			conn.Close()
+			return
+		}
+		s.raftLayer.handoff(conn)
+	default:
+		s.logger.Warn("unknown RPC protocol byte", "byte", b[0], "remote", conn.RemoteAddr())
+		s.trackConn(conn, false)
+		conn.Close()
+	}
+}
+
+// trackConn adds (or removes) an open connection; Shutdown closes them. It
+// reports false when adding after shutdown.
+func (s *Server) trackConn(c net.Conn, add bool) bool {
+	s.connsMu.Lock()
+	defer s.connsMu.Unlock()
+	if !add {
+		delete(s.conns, c)
+		return true
+	}
+	if s.conns == nil {
+		return false
+	}
+	s.conns[c] = struct{}{}
+	return true
+}
+
+func (s *Server) closeConns() {
+	s.connsMu.Lock()
+	conns := s.conns
+	s.conns = nil
+	s.connsMu.Unlock()
+	for c := range conns {
+		c.Close()
+	}
+}
+
+// raftLayer is raft's StreamLayer over the shared RPC port: incoming raft
+// connections arrive through handoff, outgoing ones announce themselves
+// with RPCRaft.
+type raftLayer struct {
+	addr      net.Addr
+	connCh    chan net.Conn
+	closeCh   chan struct{}
+	closeOnce sync.Once
+}
+
+var _ raft.StreamLayer = (*raftLayer)(nil)
+
+func newRaftLayer(addr net.Addr) *raftLayer {
+	return &raftLayer{addr: addr, connCh: make(chan net.Conn), closeCh: make(chan struct{})}
+}
+
+func (l *raftLayer) handoff(c net.Conn) {
+	select {
+	case l.connCh <- c:
+	case <-l.closeCh:
+		c.Close()
+	}
+}
+
+// Accept waits for the next incoming raft connection.
+func (l *raftLayer) Accept() (net.Conn, error) {
+	select {
+	case c := <-l.connCh:
+		return c, nil
+	case <-l.closeCh:
+		return nil, errors.New("server: raft layer closed")
+	}
+}
+
+// Close stops Accept.
+func (l *raftLayer) Close() error {
+	l.closeOnce.Do(func() { close(l.closeCh) })
+	return nil
+}
+
+// Addr is the advertised address.
+func (l *raftLayer) Addr() net.Addr { return l.addr }
+
+// Dial opens a raft connection to a peer's RPC port.
+func (l *raftLayer) Dial(address raft.ServerAddress, timeout time.Duration) (net.Conn, error) {
+	c, err := net.DialTimeout("tcp", string(address), timeout)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := c.Write([]byte{RPCRaft}); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c, nil
+}

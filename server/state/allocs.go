@@ -1,0 +1,213 @@
+package state
+
+import (
+	"fmt"
+
+	"github.com/hashicorp/go-memdb"
+
+	"github.com/nomadish/nomadish/structs"
+)
+
+func allocsSchema() *memdb.TableSchema {
+	return &memdb.TableSchema{
+		Name: tableAllocs,
+		Indexes: map[string]*memdb.IndexSchema{
+			"id":   {Name: "id", Unique: true, Indexer: &memdb.StringFieldIndex{Field: "ID"}},
+			"node": {Name: "node", Indexer: &memdb.StringFieldIndex{Field: "NodeID"}},
+			"job": {Name: "job", Indexer: &memdb.CompoundIndex{Indexes: []memdb.Indexer{
+				&memdb.StringFieldIndex{Field: "Namespace"},
+				&memdb.StringFieldIndex{Field: "JobID"},
+			}}},
+			"eval": {Name: "eval", Indexer: &memdb.StringFieldIndex{Field: "EvalID"}},
+		},
+	}
+}
+
+// UpsertAllocs writes allocations from the server side at index (placements
+// or updates). Client-owned fields of an existing allocation are kept.
+func (s *StateStore) UpsertAllocs(index uint64, allocs []*structs.Allocation) error {
+	txn := s.db.Txn(true)
+	defer txn.Abort()
+	c := &changes{}
+	if err := upsertAllocsTxn(txn, index, allocs, nil, c); err != nil {
+		return err
+	}
+	return s.commit(txn, index, c)
+}
+
+func upsertAllocsTxn(txn *memdb.Txn, index uint64, allocs []*structs.Allocation, job *structs.Job, c *changes) error {
+	for _, a := range allocs {
+		raw, err := txn.First(tableAllocs, "id", a.ID)
+		if err != nil {
+			return fmt.Errorf("looking up alloc %q: %w", a.ID, err)
+		}
+		if a.Job == nil {
+			a.Job = job
+		}
+		if raw != nil {
+			old := raw.(*structs.Allocation)
+			a.CreateIndex = old.CreateIndex
+			a.ClientStatus = old.ClientStatus
+			a.ClientDescription = old.ClientDescription
+			a.TaskStates = old.TaskStates
+			if a.Job == nil {
+				a.Job = old.Job
+			}
+		} else {
+			a.CreateIndex = index
+		}
+		a.ModifyIndex = index
+		a.AllocModifyIndex = index
+		if err := txn.Insert(tableAllocs, a); err != nil {
+			return fmt.Errorf("inserting alloc %q: %w", a.ID, err)
+		}
+		c.touchJob(a.Namespace, a.JobID)
+	}
+	return setIndex(txn, tableAllocs, index)
+}
+
+// UpsertPlanResults commits a plan at index: stopped and preempted
+// allocations get the desired status, description and client status given;
+// placed ones are upserted; the plan's evals are written. All in one
+// transaction.
+func (s *StateStore) UpsertPlanResults(index uint64, req *structs.ApplyPlanResultsRequest) error {
+	txn := s.db.Txn(true)
+	defer txn.Abort()
+	c := &changes{}
+	stops := append(append([]*structs.Allocation(nil), req.AllocsStopped...), req.AllocsPreempted...)
+	if err := stopAllocsTxn(txn, index, stops, req.UpdatedAt, c); err != nil {
+		return err
+	}
+	if err := upsertAllocsTxn(txn, index, req.AllocsPlaced, req.Job, c); err != nil {
+		return err
+	}
+	if err := upsertEvalsTxn(txn, index, req.Evals, c); err != nil {
+		return err
+	}
+	return s.commit(txn, index, c)
+}
+
+func stopAllocsTxn(txn *memdb.Txn, index uint64, stops []*structs.Allocation, now int64, c *changes) error {
+	for _, stop := range stops {
+		raw, err := txn.First(tableAllocs, "id", stop.ID)
+		if err != nil {
+			return fmt.Errorf("looking up alloc %q: %w", stop.ID, err)
+		}
+		if raw == nil {
+			continue
+		}
+		cp := *raw.(*structs.Allocation) // shallow: only top-level fields change
+		a := &cp
+		a.DesiredStatus = stop.DesiredStatus
+		a.DesiredDescription = stop.DesiredDescription
+		if stop.ClientStatus != "" {
+			a.ClientStatus = stop.ClientStatus
+		}
+		a.ModifyIndex = index
+		a.AllocModifyIndex = index
+		if now != 0 {
+			a.ModifyTime = now
+		}
+		if err := txn.Insert(tableAllocs, a); err != nil {
+			return fmt.Errorf("stopping alloc %q: %w", a.ID, err)
+		}
+		c.capacity = true
+		c.touchJob(a.Namespace, a.JobID)
+	}
+	if len(stops) == 0 {
+		return nil
+	}
+	return setIndex(txn, tableAllocs, index)
+}
+
+// UpdateAllocsFromClient merges client reports (ClientStatus,
+// ClientDescription, TaskStates) into existing allocations at index, and
+// writes evals (nil ok) created with them. Unknown allocations are ignored.
+// AllocModifyIndex is left alone: the client already knows these changes.
+func (s *StateStore) UpdateAllocsFromClient(index uint64, allocs []*structs.Allocation, evals []*structs.Evaluation) error {
+	txn := s.db.Txn(true)
+	defer txn.Abort()
+	c := &changes{}
+	for _, upd := range allocs {
+		raw, err := txn.First(tableAllocs, "id", upd.ID)
+		if err != nil {
+			return fmt.Errorf("looking up alloc %q: %w", upd.ID, err)
+		}
+		if raw == nil {
+			continue
+		}
+		old := raw.(*structs.Allocation)
+		cp := *old // shallow: only top-level fields change (TaskStates is replaced whole)
+		a := &cp
+		a.ClientStatus = upd.ClientStatus
+		a.ClientDescription = upd.ClientDescription
+		if upd.TaskStates != nil {
+			a.TaskStates = upd.TaskStates
+		}
+		a.ModifyIndex = index
+		if upd.ModifyTime != 0 {
+			a.ModifyTime = upd.ModifyTime
+		}
+		if err := txn.Insert(tableAllocs, a); err != nil {
+			return fmt.Errorf("updating alloc %q: %w", a.ID, err)
+		}
+		if a.ClientTerminalStatus() && !old.ClientTerminalStatus() {
+			c.capacity = true
+		}
+		c.touchJob(a.Namespace, a.JobID)
+	}
+	if err := setIndex(txn, tableAllocs, index); err != nil {
+		return err
+	}
+	if err := upsertEvalsTxn(txn, index, evals, c); err != nil {
+		return err
+	}
+	return s.commit(txn, index, c)
+}
+
+// AllocByID returns the allocation or nil.
+func (r reader) AllocByID(ws memdb.WatchSet, id string) (*structs.Allocation, error) {
+	txn := r.db.Txn(false)
+	ch, raw, err := txn.FirstWatch(tableAllocs, "id", id)
+	if err != nil {
+		return nil, fmt.Errorf("looking up alloc %q: %w", id, err)
+	}
+	ws.Add(ch)
+	if raw == nil {
+		return nil, nil
+	}
+	return raw.(*structs.Allocation), nil
+}
+
+// AllocsByJob returns a job's allocations, terminal ones included.
+func (r reader) AllocsByJob(ws memdb.WatchSet, namespace, jobID string) ([]*structs.Allocation, error) {
+	return allocsBy(r.db.Txn(false), ws, "job", namespace, jobID)
+}
+
+// AllocsByNode returns a node's allocations, terminal ones included.
+func (r reader) AllocsByNode(ws memdb.WatchSet, nodeID string) ([]*structs.Allocation, error) {
+	return allocsBy(r.db.Txn(false), ws, "node", nodeID)
+}
+
+// AllocsByEval returns the allocations an evaluation placed.
+func (r reader) AllocsByEval(ws memdb.WatchSet, evalID string) ([]*structs.Allocation, error) {
+	return allocsBy(r.db.Txn(false), ws, "eval", evalID)
+}
+
+// Allocs returns all allocations ordered by ID.
+func (r reader) Allocs(ws memdb.WatchSet) ([]*structs.Allocation, error) {
+	return allocsBy(r.db.Txn(false), ws, "id")
+}
+
+func allocsBy(txn *memdb.Txn, ws memdb.WatchSet, index string, args ...any) ([]*structs.Allocation, error) {
+	it, err := txn.Get(tableAllocs, index, args...)
+	if err != nil {
+		return nil, fmt.Errorf("listing allocs by %s: %w", index, err)
+	}
+	ws.Add(it.WatchCh())
+	var out []*structs.Allocation
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		out = append(out, raw.(*structs.Allocation))
+	}
+	return out, nil
+}

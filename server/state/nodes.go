@@ -1,0 +1,113 @@
+package state
+
+import (
+	"fmt"
+
+	"github.com/hashicorp/go-memdb"
+
+	"github.com/nomadish/nomadish/structs"
+)
+
+func nodesSchema() *memdb.TableSchema {
+	return &memdb.TableSchema{
+		Name: tableNodes,
+		Indexes: map[string]*memdb.IndexSchema{
+			"id": {Name: "id", Unique: true, Indexer: &memdb.StringFieldIndex{Field: "ID"}},
+		},
+	}
+}
+
+// UpsertNode registers or re-registers a node at index. Capacity changes when
+// the node is ready.
+func (s *StateStore) UpsertNode(index uint64, node *structs.Node) error {
+	txn := s.db.Txn(true)
+	defer txn.Abort()
+	existing, err := txn.First(tableNodes, "id", node.ID)
+	if err != nil {
+		return fmt.Errorf("looking up node %q: %w", node.ID, err)
+	}
+	if existing != nil {
+		node.CreateIndex = existing.(*structs.Node).CreateIndex
+	} else {
+		node.CreateIndex = index
+	}
+	node.ModifyIndex = index
+	if node.SchedulingEligibility == "" {
+		node.SchedulingEligibility = structs.NodeSchedulingEligible
+	}
+	if err := txn.Insert(tableNodes, node); err != nil {
+		return fmt.Errorf("inserting node %q: %w", node.ID, err)
+	}
+	if err := setIndex(txn, tableNodes, index); err != nil {
+		return err
+	}
+	return s.commit(txn, index, &changes{capacity: node.Ready()})
+}
+
+// UpdateNodeStatus sets a node's status at index (heartbeat expiry,
+// re-heartbeat after down). updatedAt is unix nanoseconds.
+func (s *StateStore) UpdateNodeStatus(index uint64, nodeID, status string, updatedAt int64) error {
+	txn := s.db.Txn(true)
+	defer txn.Abort()
+	raw, err := txn.First(tableNodes, "id", nodeID)
+	if err != nil {
+		return fmt.Errorf("looking up node %q: %w", nodeID, err)
+	}
+	if raw == nil {
+		return fmt.Errorf("updating status of node %q: %w", nodeID, structs.ErrNodeNotFound)
+	}
+	cp := *raw.(*structs.Node) // shallow: only top-level fields change
+	node := &cp
+	node.Status = status
+	node.StatusUpdatedAt = updatedAt
+	node.ModifyIndex = index
+	if err := txn.Insert(tableNodes, node); err != nil {
+		return fmt.Errorf("updating node %q: %w", nodeID, err)
+	}
+	if err := setIndex(txn, tableNodes, index); err != nil {
+		return err
+	}
+	return s.commit(txn, index, &changes{capacity: node.Ready()})
+}
+
+// DeleteNode removes a node at index; unknown nodes are ignored.
+func (s *StateStore) DeleteNode(index uint64, nodeID string) error {
+	txn := s.db.Txn(true)
+	defer txn.Abort()
+	if _, err := txn.DeleteAll(tableNodes, "id", nodeID); err != nil {
+		return fmt.Errorf("deleting node %q: %w", nodeID, err)
+	}
+	if err := setIndex(txn, tableNodes, index); err != nil {
+		return err
+	}
+	return s.commit(txn, index, &changes{})
+}
+
+// NodeByID returns the node or nil.
+func (r reader) NodeByID(ws memdb.WatchSet, id string) (*structs.Node, error) {
+	txn := r.db.Txn(false)
+	ch, raw, err := txn.FirstWatch(tableNodes, "id", id)
+	if err != nil {
+		return nil, fmt.Errorf("looking up node %q: %w", id, err)
+	}
+	ws.Add(ch)
+	if raw == nil {
+		return nil, nil
+	}
+	return raw.(*structs.Node), nil
+}
+
+// Nodes returns all nodes ordered by ID.
+func (r reader) Nodes(ws memdb.WatchSet) ([]*structs.Node, error) {
+	txn := r.db.Txn(false)
+	it, err := txn.Get(tableNodes, "id")
+	if err != nil {
+		return nil, fmt.Errorf("listing nodes: %w", err)
+	}
+	ws.Add(it.WatchCh())
+	var out []*structs.Node
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		out = append(out, raw.(*structs.Node))
+	}
+	return out, nil
+}

@@ -1,0 +1,173 @@
+package state
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-memdb"
+
+	"github.com/nomadish/nomadish/structs"
+)
+
+// Sentinel errors.
+var (
+	ErrAbandoned = errors.New("state: store abandoned (restored from a snapshot)")
+)
+
+// Notifier receives change events after a write is committed (CONVENTIONS
+// 10): the leader routes them to the eval broker and blocked evals. Methods
+// are called synchronously from the FSM's goroutine, after commit, in commit
+// order; implementations must not block for long and must not write to the
+// store.
+type Notifier interface {
+	// EvalsUpserted passes evaluations written with status pending or
+	// blocked (others are left out). The slice and evals are the stored
+	// objects: read-only.
+	EvalsUpserted(evals []*structs.Evaluation)
+	// CapacityChanged says capacity may have freed or appeared at index: a
+	// node became ready, or allocations stopped or became client-terminal.
+	CapacityChanged(index uint64)
+	// JobStopped says a job was stopped or purged.
+	JobStopped(namespace, jobID string)
+}
+
+// StateStore is the server's replicated state. It is safe for concurrent
+// use: writes are serialized by memdb (only the FSM writes), reads run on
+// MVCC views and never block writes.
+type StateStore struct {
+	reader
+	logger hclog.Logger
+
+	abandonCh   chan struct{}
+	abandonOnce sync.Once
+
+	notifyMu sync.RWMutex
+	notifier Notifier // guarded by notifyMu
+}
+
+// StateSnapshot is a read-only, point-in-time view of the store with the
+// same read methods.
+type StateSnapshot struct {
+	reader
+}
+
+// reader holds the read methods shared by the store and its snapshots.
+type reader struct {
+	db *memdb.MemDB
+}
+
+// New returns an empty store.
+func New(logger hclog.Logger) (*StateStore, error) {
+	if logger == nil {
+		logger = hclog.NewNullLogger()
+	}
+	db, err := memdb.NewMemDB(schema())
+	if err != nil {
+		return nil, fmt.Errorf("state: creating memdb: %w", err)
+	}
+	return &StateStore{reader: reader{db: db}, logger: logger.Named("state"), abandonCh: make(chan struct{})}, nil
+}
+
+func schema() *memdb.DBSchema {
+	return &memdb.DBSchema{Tables: map[string]*memdb.TableSchema{
+		tableJobs:   jobsSchema(),
+		tableNodes:  nodesSchema(),
+		tableAllocs: allocsSchema(),
+		tableEvals:  evalsSchema(),
+		tableIndex:  indexSchema(),
+	}}
+}
+
+// SetNotifier sets (or with nil, clears) the change subscriber.
+func (s *StateStore) SetNotifier(n Notifier) {
+	s.notifyMu.Lock()
+	s.notifier = n
+	s.notifyMu.Unlock()
+}
+
+// Notifier returns the change subscriber (nil if none).
+func (s *StateStore) Notifier() Notifier {
+	s.notifyMu.RLock()
+	defer s.notifyMu.RUnlock()
+	return s.notifier
+}
+
+// Snapshot returns an MVCC read-only view of the current state.
+func (s *StateStore) Snapshot() *StateSnapshot {
+	return &StateSnapshot{reader: reader{db: s.db.Snapshot()}}
+}
+
+// AbandonCh is closed when the store is replaced (raft snapshot restore):
+// blocking queries add it to their watch set and re-read from the new store.
+func (s *StateStore) AbandonCh() <-chan struct{} { return s.abandonCh }
+
+// Abandon closes AbandonCh. Called by the FSM after a restore swapped in a
+// new store.
+func (s *StateStore) Abandon() { s.abandonOnce.Do(func() { close(s.abandonCh) }) }
+
+// SnapshotMinIndex waits until the store's latest index is at least index
+// and returns a snapshot. It watches the index table (no polling); it
+// returns ctx's error when ctx ends first and ErrAbandoned when the store
+// was replaced.
+func (s *StateStore) SnapshotMinIndex(ctx context.Context, index uint64) (*StateSnapshot, error) {
+	for {
+		ws := memdb.NewWatchSet()
+		ws.Add(s.abandonCh)
+		latest, err := s.LatestIndex(ws)
+		if err != nil {
+			return nil, err
+		}
+		if latest >= index {
+			return s.Snapshot(), nil
+		}
+		if err := ws.WatchCtx(ctx); err != nil {
+			return nil, fmt.Errorf("waiting for state index %d (at %d): %w", index, latest, err)
+		}
+		select {
+		case <-s.abandonCh:
+			return nil, ErrAbandoned
+		default:
+		}
+	}
+}
+
+// changes collects what a write did, for the notifier.
+type changes struct {
+	evals    []*structs.Evaluation
+	capacity bool
+	stopped  []structs.NamespacedID
+	jobs     map[structs.NamespacedID]struct{} // jobs whose status to recompute
+}
+
+func (c *changes) touchJob(namespace, id string) {
+	if c.jobs == nil {
+		c.jobs = map[structs.NamespacedID]struct{}{}
+	}
+	c.jobs[structs.NamespacedID{Namespace: namespace, ID: id}] = struct{}{}
+}
+
+// commit finishes a write: recomputes the statuses of touched jobs, commits
+// and notifies.
+func (s *StateStore) commit(txn *memdb.Txn, index uint64, c *changes) error {
+	if err := setJobStatuses(txn, index, c.jobs); err != nil {
+		return err
+	}
+	txn.Commit()
+	n := s.Notifier()
+	if n == nil {
+		return nil
+	}
+	if len(c.evals) > 0 {
+		n.EvalsUpserted(c.evals)
+	}
+	for _, j := range c.stopped {
+		n.JobStopped(j.Namespace, j.ID)
+	}
+	if c.capacity {
+		n.CapacityChanged(index)
+	}
+	return nil
+}
