@@ -27,6 +27,7 @@ func (p *parser) decodeJob(b *hclsyntax.Block) *structs.Job {
 		},
 		multi: map[string]bool{"group": true},
 	})
+	fillRestartDefaults(job, p.restartSet)
 	return job
 }
 
@@ -43,6 +44,7 @@ func (p *parser) decodeGroup(b *hclsyntax.Block) *structs.TaskGroup {
 			"restart": func(b *hclsyntax.Block) {
 				tg.RestartPolicy = &structs.RestartPolicy{}
 				p.decodeRestart(b, tg.RestartPolicy)
+				p.noteRestart(tg.RestartPolicy, b)
 			},
 			"task": func(b *hclsyntax.Block) {
 				if t := p.decodeTask(b); t != nil {
@@ -131,4 +133,46 @@ func (p *parser) decodeLogs(b *hclsyntax.Block) *structs.LogConfig {
 		lc.Disabled = true
 	}
 	return lc
+}
+
+// noteRestart records which attributes a restart block set, so that
+// fillRestartDefaults can give the others the job type's defaults (as Nomad
+// does) once the whole job, and so its type, is known.
+func (p *parser) noteRestart(rp *structs.RestartPolicy, b *hclsyntax.Block) {
+	if p.restartSet == nil {
+		p.restartSet = map[*structs.RestartPolicy]map[string]bool{}
+	}
+	set := map[string]bool{}
+	for name := range b.Body.Attributes {
+		set[name] = true
+	}
+	p.restartSet[rp] = set
+}
+
+// fillRestartDefaults gives every attribute a restart block left out the
+// default of the job's type.
+func fillRestartDefaults(job *structs.Job, set map[*structs.RestartPolicy]map[string]bool) {
+	def := structs.DefaultServiceRestartPolicy()
+	if job.Type == structs.JobTypeBatch || job.Type == structs.JobTypeSysBatch {
+		def = structs.DefaultBatchRestartPolicy()
+	}
+	for _, tg := range job.TaskGroups {
+		attrs, ok := set[tg.RestartPolicy]
+		if tg.RestartPolicy == nil || !ok {
+			continue
+		}
+		rp := tg.RestartPolicy
+		if !attrs["attempts"] {
+			rp.Attempts = def.Attempts
+		}
+		if !attrs["interval"] {
+			rp.Interval = def.Interval
+		}
+		if !attrs["delay"] {
+			rp.Delay = def.Delay
+		}
+		if !attrs["mode"] {
+			rp.Mode = def.Mode
+		}
+	}
 }

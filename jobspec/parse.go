@@ -117,6 +117,8 @@ type parser struct {
 	src   []byte
 	diags hcl.Diagnostics
 	ctx   *hcl.EvalContext
+	// restartSet holds, per decoded restart block, the attributes it set.
+	restartSet map[*structs.RestartPolicy]map[string]bool
 }
 
 func (p *parser) parse() *structs.Job {

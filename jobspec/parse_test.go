@@ -162,3 +162,26 @@ func TestParseFileMissing(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+func TestParseRestartPartialBlockGetsTypeDefaults(t *testing.T) {
+	src := `job "b" {
+  type = "batch"
+  group "g" {
+    restart {
+      attempts = 0
+      mode     = "delay"
+    }
+    task "t" {
+      driver = "raw_exec"
+    }
+  }
+}`
+	job, err := Parse(&ParseConfig{Path: "b.hcl", Body: []byte(src)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := structs.RestartPolicy{Attempts: 0, Interval: 24 * time.Hour, Delay: 15 * time.Second, Mode: "delay"}
+	if got := job.TaskGroups[0].RestartPolicy; *got != want {
+		t.Errorf("restart = %+v, want %+v", got, want)
+	}
+}

@@ -98,7 +98,7 @@ func DefaultConfig() *Config {
 		BindAddr:   "0.0.0.0",
 		LogLevel:   "INFO",
 		Ports:      Ports{HTTP: DefaultHTTPPort, RPC: DefaultRPCPort, Serf: DefaultSerfPort},
-		Server:     ServerConfig{NumSchedulers: runtime.NumCPU(), HeartbeatGrace: 10 * time.Second},
+		Server:     ServerConfig{BootstrapExpect: 1, NumSchedulers: runtime.NumCPU(), HeartbeatGrace: 10 * time.Second},
 		Client:     ClientConfig{Meta: map[string]string{}},
 		Plugins:    map[string]*PluginConfig{},
 	}

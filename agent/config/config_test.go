@@ -19,7 +19,7 @@ func TestLoadFileFull(t *testing.T) {
 		Advertise: Addresses{HTTP: "192.168.1.5", RPC: "192.168.1.5:14647"},
 		Addresses: Addresses{HTTP: "127.0.0.1"},
 		Ports:     Ports{HTTP: 14646, RPC: 14647, Serf: 14648},
-		Server:    ServerConfig{Enabled: true, BootstrapExpect: 3, NumSchedulers: 2, HeartbeatGrace: 30 * time.Second},
+		Server:    ServerConfig{Enabled: true, BootstrapExpect: 1, NumSchedulers: 2, HeartbeatGrace: 30 * time.Second},
 		Client: ClientConfig{Enabled: true, Servers: []string{"10.0.0.1:4647", "10.0.0.2"}, NodeClass: "gpu",
 			Meta: map[string]string{"rack": "r1", "slot": "4"}, StateDir: "/var/lib/nomadish/cs", AllocDir: "/var/lib/nomadish/allocs"},
 		Plugins: map[string]*PluginConfig{
@@ -149,8 +149,8 @@ func TestValidate(t *testing.T) {
 		want   []string
 	}{
 		{"ok server", func(c *Config) { c.Server.Enabled = true; c.DataDir = "/d" }, nil},
-		{"bad port", func(c *Config) { c.Server.Enabled = true; c.DataDir = "/d"; c.Ports.HTTP = 0; c.Ports.Serf = 70000 },
-			[]string{"ports.http: must be 1-65535, got 0", "ports.serf: must be 1-65535, got 70000"}},
+		{"bad port", func(c *Config) { c.Server.Enabled = true; c.DataDir = "/d"; c.Ports.HTTP = -1; c.Ports.Serf = 70000 },
+			[]string{"ports.http: must be 0-65535, got -1", "ports.serf: must be 0-65535, got 70000"}},
 		{"no role", func(c *Config) {}, []string{"server.enabled: either server.enabled or client.enabled must be true"}},
 		{"data_dir required", func(c *Config) { c.Server.Enabled = true },
 			[]string{"data_dir: required when the server or client is enabled (outside -dev)"}},
@@ -194,7 +194,7 @@ func TestValidateNamesFilePosition(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = DefaultConfig().Merge(file).Validate()
-	if want := path + ":6:3: ports.rpc: must be 1-65535, got 99999"; err == nil || err.Error() != want {
+	if want := path + ":6:3: ports.rpc: must be 0-65535, got 99999"; err == nil || err.Error() != want {
 		t.Errorf("error = %v, want %q", err, want)
 	}
 }

@@ -65,7 +65,7 @@ func (c *Config) Merge(o *Config) *Config {
 		}
 	}
 	for name, p := range o.Plugins {
-		out.Plugins[name] = p.copy()
+		out.Plugins[name] = mergePlugin(out.Plugins[name], p)
 	}
 	out.DevMode = c.DevMode || o.DevMode
 	return out
@@ -108,4 +108,20 @@ func deepCopyAny(v any) any {
 		return out
 	}
 	return v
+}
+
+// mergePlugin merges o's plugin config over base's key by key, so a file that
+// sets one option of a plugin the dev defaults configure keeps the others
+// (for example raw_exec's enabled = true).
+func mergePlugin(base, o *PluginConfig) *PluginConfig {
+	out := o.copy()
+	if base == nil || out == nil {
+		return out
+	}
+	merged := deepCopyAny(base.Config).(map[string]any)
+	for k, v := range out.Config {
+		merged[k] = v
+	}
+	out.Config = merged
+	return out
 }

@@ -12,7 +12,7 @@ import (
 var logLevels = map[string]bool{"TRACE": true, "DEBUG": true, "INFO": true, "WARN": true, "ERROR": true, "OFF": true}
 
 // Validate checks c and returns every problem found, one per line, each
-// naming the key ("ports.http: must be 1-65535, got 0") and, when a file set
+// naming the key ("ports.http: must be 0-65535, got -1") and, when a file set
 // it, prefixed with its "path:line:col".
 func (c *Config) Validate() error {
 	var errs []string
@@ -27,8 +27,9 @@ func (c *Config) Validate() error {
 		key  string
 		port int
 	}{{"ports.http", c.Ports.HTTP}, {"ports.rpc", c.Ports.RPC}, {"ports.serf", c.Ports.Serf}} {
-		if kv.port < 1 || kv.port > 65535 {
-			bad(kv.key, "must be 1-65535, got %d", kv.port)
+		// 0 means "any free port" (tests and side-by-side agents use it).
+		if kv.port < 0 || kv.port > 65535 {
+			bad(kv.key, "must be 0-65535, got %d", kv.port)
 		}
 	}
 	if c.Name == "" {
@@ -75,6 +76,8 @@ func (c *Config) validateRoles(bad func(key, format string, args ...any)) {
 	}
 	if c.DevMode && c.Server.Enabled && c.Server.BootstrapExpect > 1 {
 		bad("server.bootstrap_expect", "must be 1 in -dev mode, got %d", c.Server.BootstrapExpect)
+	} else if c.Server.Enabled && c.Server.BootstrapExpect > 1 {
+		bad("server.bootstrap_expect", "multi-server clusters are not supported yet (issue 6), got %d", c.Server.BootstrapExpect)
 	}
 	if c.Server.NumSchedulers < 0 {
 		bad("server.num_schedulers", "can't be negative, got %d", c.Server.NumSchedulers)

@@ -22,7 +22,7 @@ ports {
 
 server {
   enabled          = true
-  bootstrap_expect = 3
+  bootstrap_expect = 1
   num_schedulers   = 2
   heartbeat_grace  = "30s"
 }

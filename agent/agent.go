@@ -1,0 +1,213 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/nomadish/nomadish/agent/config"
+	"github.com/nomadish/nomadish/client"
+	"github.com/nomadish/nomadish/rpcclient"
+	"github.com/nomadish/nomadish/server"
+	"github.com/nomadish/nomadish/structs"
+)
+
+// httpShutdownGrace is how long Shutdown lets HTTP requests finish before
+// closing their connections.
+const httpShutdownGrace = time.Second
+
+// ErrNilConfig is returned by New without a config.
+var ErrNilConfig = errors.New("agent: nil config")
+
+// Agent is a running nomadish agent: a server, a client or both, and the
+// HTTP API. Its methods are safe for concurrent use.
+type Agent struct {
+	cfg    *config.Config
+	logger hclog.Logger
+
+	// Set by New, read-only afterwards.
+	server    *server.Server    // nil when the server is not enabled
+	client    *client.Client    // nil when the client is not enabled
+	rpcClient *rpcclient.Client // nil when a server runs in process
+	rpc       RPCer             // what the HTTP API calls
+	clientRPC *stoppableRPC     // the client's RPCer; nil without a client
+	ln        net.Listener      // the HTTP listener
+	httpSrv   *http.Server
+	cancelReq context.CancelFunc // ends the requests' contexts (log streams)
+
+	shutdownOnce sync.Once
+	shutdownErr  error // written once inside shutdownOnce
+}
+
+// Option adjusts how New builds an agent.
+type Option func(*options)
+
+type options struct {
+	pluginExe string
+}
+
+// WithPluginExecutable sets the nomadish binary the client runs driver
+// plugins from ("<exe> plugin <driver>"); the default is os.Executable(),
+// which is not a nomadish binary in tests.
+func WithPluginExecutable(path string) Option {
+	return func(o *options) { o.pluginExe = path }
+}
+
+// New starts an agent from cfg: it binds the HTTP listener first (a port
+// already in use fails at once), starts the server and the client
+// concurrently (a client in the same process calls the server in process;
+// otherwise it calls cfg.Client.Servers over TCP), then serves the HTTP API
+// and logs one "agent ready" line. It does not wait for a leader or for the
+// node to register. Ports may be 0 (any free port): HTTPAddr and RPCAddr
+// tell the bound addresses. On error everything started is stopped.
+func New(cfg *config.Config, logger hclog.Logger, opts ...Option) (*Agent, error) {
+	start := time.Now()
+	if cfg == nil {
+		return nil, ErrNilConfig
+	}
+	if logger == nil {
+		logger = hclog.NewNullLogger()
+	}
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("agent: invalid config:\n%w", err)
+	}
+	a := &Agent{cfg: cfg, logger: logger}
+	ln, err := net.Listen("tcp", cfg.Addr("http"))
+	if err != nil {
+		return nil, fmt.Errorf("agent: listening for HTTP on %s: %w", cfg.Addr("http"), err)
+	}
+	a.ln = ln
+	if err := a.startParts(o); err != nil {
+		a.Shutdown()
+		return nil, err
+	}
+	a.serveHTTP()
+	a.logger.Info("agent ready", "http", a.HTTPAddr(), "rpc", a.RPCAddr(),
+		"server", a.server != nil, "client", a.client != nil, "dev", cfg.DevMode,
+		"startup", time.Since(start).Round(time.Microsecond))
+	return a, nil
+}
+
+// startParts starts the server (in a goroutine) and the client (here) at
+// once. Until the server exists, the client's RPCs wait in a lazyRPC.
+func (a *Agent) startParts(o options) error {
+	var wg sync.WaitGroup
+	var srvErr, cliErr error
+	if a.cfg.Server.Enabled {
+		lazy := newLazyRPC()
+		a.rpc = lazy
+		wg.Go(func() {
+			srv, err := server.NewServer(a.serverConfig())
+			if err == nil {
+				a.server = srv
+			}
+			srvErr = err
+			lazy.set(srv, err)
+		})
+	} else {
+		a.rpcClient = rpcclient.New(serverAddrs(a.cfg.Client.Servers), a.logger)
+		a.rpc = a.rpcClient
+	}
+	if a.cfg.Client.Enabled {
+		ccfg, err := a.clientConfig(o)
+		if err == nil {
+			a.clientRPC = newStoppableRPC(a.rpc)
+			a.client, err = client.New(ccfg, a.clientRPC)
+		}
+		cliErr = err
+	}
+	wg.Wait()
+	if srvErr != nil {
+		return fmt.Errorf("agent: starting server: %w", srvErr)
+	}
+	if cliErr != nil {
+		return fmt.Errorf("agent: starting client: %w", cliErr)
+	}
+	if a.server != nil {
+		a.rpc = a.server
+	}
+	return nil
+}
+
+// serveHTTP serves the API on the bound listener in a goroutine.
+func (a *Agent) serveHTTP() {
+	deps := httpDeps{RPC: a.rpc, Parse: parseJob, Self: a.info, Region: a.cfg.Region,
+		Logger: a.logger.Named("http")}
+	if a.client != nil {
+		deps.Logs = a.client
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	a.cancelReq = cancel
+	a.httpSrv = &http.Server{
+		Handler:           newHTTPServer(deps),
+		ReadHeaderTimeout: 10 * time.Second,
+		BaseContext:       func(net.Listener) context.Context { return ctx },
+		ErrorLog:          a.logger.Named("http").StandardLogger(&hclog.StandardLoggerOptions{InferLevels: true}),
+	}
+	go func() {
+		if err := a.httpSrv.Serve(a.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			a.logger.Error("HTTP server stopped", "error", err)
+		}
+	}()
+}
+
+// HTTPAddr returns the bound "host:port" of the HTTP API.
+func (a *Agent) HTTPAddr() string { return a.ln.Addr().String() }
+
+// RPCAddr returns the bound "host:port" of the server's RPC listener, ""
+// when no server runs (or it has no listener).
+func (a *Agent) RPCAddr() string {
+	if a.server == nil {
+		return ""
+	}
+	return a.server.RPCAddr()
+}
+
+// Server returns the in-process server, nil when not enabled.
+func (a *Agent) Server() *server.Server { return a.server }
+
+// Client returns the in-process client, nil when not enabled.
+func (a *Agent) Client() *client.Client { return a.client }
+
+// Shutdown stops the HTTP API (in-flight requests get a short grace), the
+// client (in dev mode it kills its tasks and reports them to the server
+// first), then the server. Safe to call more than once; later calls return
+// the first call's error.
+func (a *Agent) Shutdown() error {
+	a.shutdownOnce.Do(func() {
+		var errs structs.MultiError
+		if a.httpSrv != nil {
+			a.cancelReq()
+			ctx, cancel := context.WithTimeout(context.Background(), httpShutdownGrace)
+			if err := a.httpSrv.Shutdown(ctx); err != nil {
+				a.httpSrv.Close()
+			}
+			cancel()
+		} else if a.ln != nil {
+			a.ln.Close()
+		}
+		if a.client != nil {
+			a.clientRPC.stop()
+			errs.Add(a.client.Shutdown())
+		}
+		if a.rpcClient != nil {
+			a.rpcClient.Close()
+		}
+		if a.server != nil {
+			errs.Add(a.server.Shutdown())
+		}
+		a.shutdownErr = errs.ErrorOrNil()
+		a.logger.Info("agent stopped")
+	})
+	return a.shutdownErr
+}

@@ -1,0 +1,321 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/nomadish/nomadish/structs"
+)
+
+// maxBodyBytes caps every request body; a larger one gets 413.
+const maxBodyBytes = 8 << 20
+
+// RPCer sends one RPC (to the in-process server or over TCP). Methods are the
+// constants in structs/rpc.go; args and reply are pointers to the request and
+// response structs there. Errors are *structs.CodedError for user errors.
+type RPCer interface {
+	RPC(method string, args any, reply any) error
+}
+
+// LogSource is the agent's own client, for GET /v1/client/fs/logs.
+type LogSource interface {
+	// NodeID is the ID of the node the client registered.
+	NodeID() string
+	// Logs writes a task's raw log bytes to w (see client.(*Client).Logs):
+	// with follow it keeps writing until ctx ends or the task is dead and
+	// drained. An unknown alloc is a *structs.CodedError 404.
+	Logs(ctx context.Context, allocID, task, logType, origin string, offset int64, follow bool, w io.Writer) error
+}
+
+// JobParser turns an HCL job file into a job: name names the file in
+// diagnostics, vars is the content of an HCL variables file (may be empty).
+// Bad HCL is a *structs.CodedError 400 whose message names file:line:col.
+type JobParser func(name string, body []byte, vars string) (*structs.Job, error)
+
+// httpDeps is what the HTTP API needs from the rest of the agent.
+type httpDeps struct {
+	RPC RPCer
+	// Logs is nil when this agent runs no client.
+	Logs LogSource
+	// Parse is nil when HCL parsing is not wired (POST /v1/jobs/parse -> 501).
+	Parse JobParser
+	// Self describes this agent for GET /v1/agent/self and /v1/agent/health.
+	Self func() *agentInfo
+	// Region is the agent's region: the default of ?region=.
+	Region string
+	Logger hclog.Logger
+}
+
+// httpServer routes Nomad's v1 API onto RPCs. It is an http.Handler; its
+// handlers may run concurrently and keep no state of their own.
+type httpServer struct {
+	httpDeps
+	mux *http.ServeMux
+}
+
+// handlerFunc is the shape of every endpoint: the value returned is encoded
+// as JSON (nil writes nothing more); the error is mapped by wrap.
+type handlerFunc func(w http.ResponseWriter, r *http.Request) (any, error)
+
+func newHTTPServer(d httpDeps) *httpServer {
+	if d.Logger == nil {
+		d.Logger = hclog.NewNullLogger()
+	}
+	if d.Region == "" {
+		d.Region = structs.DefaultRegion
+	}
+	s := &httpServer{httpDeps: d, mux: http.NewServeMux()}
+	s.routes()
+	return s
+}
+
+func (s *httpServer) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+
+// routes registers every endpoint. GET patterns also serve HEAD; a path known
+// for another method answers 405 (http.ServeMux does that).
+func (s *httpServer) routes() {
+	h := func(pattern string, f handlerFunc) { s.mux.HandleFunc(pattern, s.wrap(f)) }
+	for _, m := range []string{"PUT", "POST"} {
+		h(m+" /v1/jobs", s.jobsRegister)
+		h(m+" /v1/jobs/parse", s.jobsParse)
+		h(m+" /v1/job/{id}", s.jobRegisterNamed)
+		h(m+" /v1/job/{id}/plan", s.jobPlan)
+	}
+	h("GET /v1/jobs", s.jobsList)
+	h("GET /v1/job/{id}", s.jobGet)
+	h("DELETE /v1/job/{id}", s.jobDeregister)
+	h("GET /v1/job/{id}/allocations", s.jobAllocations)
+	h("GET /v1/job/{id}/evaluations", s.jobEvaluations)
+	h("GET /v1/job/{id}/summary", s.jobSummary)
+
+	h("GET /v1/allocations", s.allocsList)
+	h("GET /v1/allocation/{id}", s.allocGet)
+	h("GET /v1/client/fs/logs/{alloc}", s.allocLogs)
+
+	h("GET /v1/nodes", s.nodesList)
+	h("GET /v1/node/{id}", s.nodeGet)
+
+	h("GET /v1/evaluations", s.evalsList)
+	h("GET /v1/evaluation/{id}", s.evalGet)
+	h("GET /v1/evaluation/{id}/allocations", s.evalAllocations)
+
+	h("GET /v1/status/leader", s.statusLeader)
+	h("GET /v1/status/peers", s.statusPeers)
+	h("GET /v1/regions", s.regions)
+
+	h("GET /v1/agent/self", s.agentSelf)
+	h("GET /v1/agent/members", s.agentMembers)
+	h("GET /v1/agent/health", s.agentHealth)
+	h("GET /v1/metrics", s.metrics)
+}
+
+// withStatus is a handler result answered with a status other than 200 and
+// a JSON body (e.g. GET /v1/agent/health when unhealthy).
+type withStatus struct {
+	Code int
+	Body any
+}
+
+// wrap turns a handlerFunc into an http.HandlerFunc: it caps the request
+// body, JSON-encodes the result (?pretty indents it), maps errors to a status
+// with a plain-text body (what the official client puts into its error), and
+// logs the request with its duration.
+func (s *httpServer) wrap(f handlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		r.Body = http.MaxBytesReader(w, r.Body, maxBodyBytes)
+		obj, err := f(w, r)
+		code := http.StatusOK
+		if err != nil {
+			var msg string
+			code, msg = errorStatus(err)
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			w.WriteHeader(code)
+			_, _ = io.WriteString(w, msg)
+		} else if obj != nil {
+			if ws, ok := obj.(withStatus); ok {
+				code, obj = ws.Code, ws.Body
+			}
+			s.writeJSON(w, r, code, obj)
+		}
+		s.logRequest(r, code, err, time.Since(start))
+	}
+}
+
+func (s *httpServer) writeJSON(w http.ResponseWriter, r *http.Request, code int, obj any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	enc := json.NewEncoder(w)
+	if _, ok := r.URL.Query()["pretty"]; ok {
+		enc.SetIndent("", "    ")
+	}
+	if err := enc.Encode(obj); err != nil {
+		s.Logger.Error("encoding response", "path", r.URL.Path, "error", err)
+	}
+}
+
+func (s *httpServer) logRequest(r *http.Request, code int, err error, d time.Duration) {
+	args := []any{"method", r.Method, "path", r.URL.Path, "status", code, "duration", d}
+	switch {
+	case code >= 500 && code != http.StatusNotImplemented:
+		s.Logger.Error("request failed", append(args, "error", err)...)
+	case err != nil:
+		s.Logger.Debug("request rejected", append(args, "error", err)...)
+	default:
+		s.Logger.Trace("request complete", args...)
+	}
+}
+
+// errorStatus maps an error to an HTTP status and a message: coded errors
+// keep their code (when it is an HTTP error status), an oversized body is
+// 413, anything else is 500.
+func errorStatus(err error) (int, string) {
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return http.StatusRequestEntityTooLarge, fmt.Sprintf("request body too large: the limit is %d bytes", mbe.Limit)
+	}
+	code, msg := structs.ErrorCode(err)
+	if code < 400 || code > 599 {
+		code = http.StatusInternalServerError
+	}
+	return code, msg
+}
+
+// badRequest returns a 400 coded error.
+func badRequest(format string, args ...any) error {
+	return structs.NewCodedError(structs.ErrCodeBadRequest, format, args...)
+}
+
+// decodeBody reads the (capped) request body as JSON into out. Unknown fields
+// are ignored, as Nomad does. Errors are coded: 413 for an oversized body,
+// 400 naming the place (line, column, field) of malformed JSON.
+func decodeBody(r *http.Request, out any) error {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return structs.NewCodedError(structs.ErrCodeTooLarge, "request body too large: the limit is %d bytes", mbe.Limit)
+		}
+		return badRequest("reading request body: %v", err)
+	}
+	if len(body) == 0 {
+		return badRequest("request body is empty")
+	}
+	if err := json.Unmarshal(body, out); err != nil {
+		return jsonError(body, err)
+	}
+	return nil
+}
+
+// jsonError turns a json.Unmarshal error into a 400 naming where it is.
+func jsonError(body []byte, err error) error {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		// Offset counts the bytes read, the offending one included.
+		line, col := lineCol(body, max(se.Offset-1, 0))
+		return badRequest("invalid JSON at line %d, column %d (offset %d): %v", line, col, se.Offset, se)
+	case errors.As(err, &te):
+		line, col := lineCol(body, te.Offset)
+		return badRequest("invalid JSON at line %d, column %d: field %q: cannot use a JSON %s as %v", line, col, te.Field, te.Value, te.Type)
+	default:
+		return badRequest("invalid JSON: %v", err)
+	}
+}
+
+// lineCol converts a byte offset into a 1-based line and column.
+func lineCol(b []byte, off int64) (int, int) {
+	if off > int64(len(b)) {
+		off = int64(len(b))
+	}
+	line, col := 1, 1
+	for _, c := range b[:off] {
+		if c == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+	}
+	return line, col
+}
+
+// parseQuery reads the read options every GET shares: region, namespace,
+// stale, prefix and the blocking-query pair index/wait (wait is a Go
+// duration such as "5s" or "5000ms", as the official client sends it).
+func (s *httpServer) parseQuery(r *http.Request) (structs.QueryOptions, error) {
+	q := r.URL.Query()
+	opts := structs.QueryOptions{
+		Region:    q.Get("region"),
+		Namespace: q.Get("namespace"),
+		Prefix:    q.Get("prefix"),
+	}
+	_, opts.AllowStale = q["stale"]
+	if opts.Region == "" {
+		opts.Region = s.Region
+	}
+	if opts.Namespace == "" {
+		opts.Namespace = "default"
+	}
+	if v := q.Get("index"); v != "" {
+		idx, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			return opts, badRequest("Invalid index %q: %v", v, err)
+		}
+		opts.MinQueryIndex = idx
+	}
+	if v := q.Get("wait"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			return opts, badRequest("Invalid wait time %q", v)
+		}
+		opts.MaxQueryTime = d
+	}
+	return opts, nil
+}
+
+// parseWrite reads the write options: region and namespace.
+func (s *httpServer) parseWrite(r *http.Request) structs.WriteRequest {
+	q := r.URL.Query()
+	wr := structs.WriteRequest{Region: q.Get("region"), Namespace: q.Get("namespace")}
+	if wr.Region == "" {
+		wr.Region = s.Region
+	}
+	if wr.Namespace == "" {
+		wr.Namespace = "default"
+	}
+	return wr
+}
+
+// parseBool reads an optional boolean query parameter.
+func parseBool(r *http.Request, name string) (bool, error) {
+	v := r.URL.Query().Get(name)
+	if v == "" {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, badRequest("Failed to parse value of %q (%v): %v", name, v, err)
+	}
+	return b, nil
+}
+
+// setMeta writes the blocking-query headers of a read.
+func setMeta(w http.ResponseWriter, m *structs.QueryMeta) {
+	setIndex(w, m.Index)
+	w.Header().Set("X-Nomad-KnownLeader", strconv.FormatBool(m.KnownLeader))
+	w.Header().Set("X-Nomad-LastContact", strconv.FormatInt(m.LastContact.Milliseconds(), 10))
+}
+
+// setIndex writes X-Nomad-Index (the index of a write, or of a read).
+func setIndex(w http.ResponseWriter, index uint64) {
+	w.Header().Set("X-Nomad-Index", strconv.FormatUint(index, 10))
+}
