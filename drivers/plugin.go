@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	osexec "os/exec"
+	"strconv"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
@@ -64,6 +65,7 @@ func Serve(name string) error {
 	if err != nil {
 		return err
 	}
+	watchParent(logger)
 	plugin.Serve(&plugin.ServeConfig{
 		HandshakeConfig: Handshake,
 		Plugins:         plugin.PluginSet{pluginKey: &grpcPlugin{impl: d}},
@@ -91,10 +93,12 @@ func launch(exe, name string, logger hclog.Logger) (Driver, *plugin.Client, erro
 	if logger == nil {
 		logger = hclog.NewNullLogger()
 	}
+	cmd := osexec.Command(exe, "plugin", name)
+	cmd.Env = append(os.Environ(), parentPIDEnv+"="+strconv.Itoa(os.Getpid()))
 	c := plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig:  Handshake,
 		Plugins:          plugin.PluginSet{pluginKey: &grpcPlugin{}},
-		Cmd:              osexec.Command(exe, "plugin", name),
+		Cmd:              cmd,
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
 		Logger:           logger.Named("plugin." + name),
 	})
