@@ -1,0 +1,223 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Exit codes shared by the commands.
+const (
+	exitOK        = 0
+	exitError     = 1
+	exitPlaceFail = 2 // job run / job stop: placements failed
+)
+
+// Meta is what every command gets: where to write, how to read the
+// environment and the clock (for relative times). Tests build their own.
+type Meta struct {
+	Out, Err io.Writer
+	Getenv   func(string) string
+	Now      func() time.Time
+}
+
+// command is one CLI command: "job run", "alloc logs", ...
+type command struct {
+	name     string
+	synopsis string
+	hidden   bool
+	run      func(m *Meta, args []string) int
+}
+
+// commands lists every command; families with sub-commands ("job") are
+// resolved on their first two words.
+func commands() []command {
+	return []command{
+		{name: "agent", synopsis: "Run a nomadish agent (server, client or both)", run: agentCommand},
+		{name: "job run", synopsis: "Run a new job or update an existing one", run: jobRunCommand},
+		{name: "job plan", synopsis: "Dry-run a job update", run: jobPlanCommand},
+		{name: "job status", synopsis: "Display status information about a job", run: jobStatusCommand},
+		{name: "job stop", synopsis: "Stop a running job", run: jobStopCommand},
+		{name: "job validate", synopsis: "Check a job file for errors", run: jobValidateCommand},
+		{name: "job inspect", synopsis: "Print the JSON of a registered job", run: jobInspectCommand},
+		{name: "alloc status", synopsis: "Display status information about an allocation", run: allocStatusCommand},
+		{name: "alloc logs", synopsis: "Stream the logs of a task", run: allocLogsCommand},
+		{name: "node status", synopsis: "Display status information about nodes", run: nodeStatusCommand},
+		{name: "eval status", synopsis: "Display status information about an evaluation", run: evalStatusCommand},
+		{name: "status", synopsis: "List jobs (or show one)", run: statusCommand},
+		{name: "version", synopsis: "Print the nomadish version", run: versionCommand},
+		{name: "plugin", hidden: true, run: pluginCommand},
+	}
+}
+
+// Run runs the command named by args[1:] (args[0] is the program name) and
+// returns the process exit code.
+func Run(args []string) int {
+	m := &Meta{Out: os.Stdout, Err: os.Stderr, Getenv: os.Getenv, Now: time.Now}
+	return m.Run(args[1:])
+}
+
+// Run dispatches args (without the program name) to a command.
+func (m *Meta) Run(args []string) int {
+	if m.Getenv == nil {
+		m.Getenv = os.Getenv
+	}
+	if m.Now == nil {
+		m.Now = time.Now
+	}
+	// A leading global -address applies to the command that follows.
+	var global []string
+	for len(args) > 0 && isAddressFlag(args[0]) {
+		n := 1
+		if !strings.Contains(args[0], "=") && len(args) > 1 {
+			n = 2
+		}
+		global, args = append(global, args[:n]...), args[n:]
+	}
+	if len(args) == 0 {
+		m.usage(m.Err)
+		return exitError
+	}
+	switch args[0] {
+	case "-h", "-help", "--help", "help":
+		m.usage(m.Out)
+		return exitOK
+	case "-v", "-version", "--version":
+		args[0] = "version"
+	}
+	cmds := commands()
+	for _, want := range []int{2, 1} {
+		if len(args) < want {
+			continue
+		}
+		name := strings.Join(args[:want], " ")
+		for _, c := range cmds {
+			if c.name == name {
+				return c.run(m, append(global, args[want:]...))
+			}
+		}
+	}
+	if fam := familyCommands(cmds, args[0]); len(fam) > 0 {
+		fmt.Fprintf(m.Err, "Usage: nomadish %s <subcommand> [options] [args]\n\nSubcommands:\n", args[0])
+		writeCommandList(m.Err, fam)
+		return exitError
+	}
+	fmt.Fprintf(m.Err, "Unknown command %q\n\n", strings.Join(args, " "))
+	m.usage(m.Err)
+	return exitError
+}
+
+func isAddressFlag(a string) bool {
+	for _, p := range []string{"-address", "--address"} {
+		if a == p || strings.HasPrefix(a, p+"=") {
+			return true
+		}
+	}
+	return false
+}
+
+func familyCommands(cmds []command, fam string) []command {
+	var out []command
+	for _, c := range cmds {
+		if !c.hidden && strings.HasPrefix(c.name, fam+" ") {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func (m *Meta) usage(w io.Writer) {
+	fmt.Fprintln(w, "Usage: nomadish [-address=ADDR] <command> [options] [args]")
+	fmt.Fprintln(w, "\nCommands:")
+	var visible []command
+	for _, c := range commands() {
+		if !c.hidden {
+			visible = append(visible, c)
+		}
+	}
+	writeCommandList(w, visible)
+	fmt.Fprintln(w, "\nGlobal option: -address (env NOMADISH_ADDR, default "+defaultAddress+")")
+}
+
+func writeCommandList(w io.Writer, cmds []command) {
+	sort.SliceStable(cmds, func(i, j int) bool { return cmds[i].name < cmds[j].name })
+	width := 0
+	for _, c := range cmds {
+		width = max(width, len(c.name))
+	}
+	for _, c := range cmds {
+		fmt.Fprintf(w, "    %-*s  %s\n", width, c.name, c.synopsis)
+	}
+}
+
+// flags is a command's flag set with the global -address flag and the
+// command's usage line.
+type flags struct {
+	*flag.FlagSet
+	address string
+	usage   string
+}
+
+// newFlags returns the flag set of the command called name; usage is the
+// argument synopsis ("[options] FILE").
+func (m *Meta) newFlags(name, usage string) *flags {
+	f := &flags{FlagSet: flag.NewFlagSet(name, flag.ContinueOnError), usage: usage}
+	f.SetOutput(io.Discard)
+	f.StringVar(&f.address, "address", "", "address of the agent's HTTP API (env NOMADISH_ADDR)")
+	return f
+}
+
+// parse parses args, letting flags and positional arguments interleave
+// ("job run FILE -detach"). On error it prints the usage to m.Err and
+// returns the exit code to use (0 for -help, 1 otherwise) and ok=false.
+func (m *Meta) parse(f *flags, args []string) (pos []string, code int, ok bool) {
+	for {
+		if err := f.Parse(args); err != nil {
+			w, code := m.Err, exitError
+			if errors.Is(err, flag.ErrHelp) {
+				w, code = m.Out, exitOK
+			} else {
+				fmt.Fprintf(w, "Error: %v\n", err)
+			}
+			fmt.Fprintf(w, "Usage: nomadish %s %s\n\nOptions:\n", f.Name(), f.usage)
+			f.SetOutput(w)
+			f.PrintDefaults()
+			f.SetOutput(io.Discard)
+			return nil, code, false
+		}
+		args = f.Args()
+		if len(args) == 0 {
+			return pos, exitOK, true
+		}
+		pos, args = append(pos, args[0]), args[1:]
+	}
+}
+
+// wrongArgs prints the usage line for a bad positional argument count.
+func (m *Meta) wrongArgs(f *flags, want string) int {
+	fmt.Fprintf(m.Err, "Error: this command takes %s\nUsage: nomadish %s %s\n", want, f.Name(), f.usage)
+	return exitError
+}
+
+// errorf prints "Error <action>: <err>" to stderr and returns exit code 1.
+func (m *Meta) errorf(format string, args ...any) int {
+	fmt.Fprintf(m.Err, "Error "+format+"\n", args...)
+	return exitError
+}
+
+// client returns the API client for the address chosen by flag, then
+// NOMADISH_ADDR, then NOMAD_ADDR, then the default.
+func (m *Meta) client(f *flags) *apiClient {
+	addr := f.address
+	for _, env := range []string{"NOMADISH_ADDR", "NOMAD_ADDR"} {
+		if addr == "" {
+			addr = m.Getenv(env)
+		}
+	}
+	return newAPIClient(addr)
+}

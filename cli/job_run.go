@@ -1,0 +1,93 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/nomadish/nomadish/jobspec"
+	"github.com/nomadish/nomadish/structs"
+)
+
+// stringList is a repeatable string flag (-var k=v -var k2=v2).
+type stringList []string
+
+func (s *stringList) String() string     { return strings.Join(*s, ",") }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+
+// jobRunCommand is `job run [-detach] [-var k=v]... [-verbose] FILE`: parse
+// the job locally (errors name file:line:col and nothing is sent), register
+// it, and monitor the evaluation.
+func jobRunCommand(m *Meta, args []string) int {
+	f := m.newFlags("job run", "[options] FILE")
+	detach := f.Bool("detach", false, "return at once with the evaluation ID")
+	verbose := f.Bool("verbose", false, "show full IDs")
+	vars := jobVarFlags(f)
+	pos, code, ok := m.parse(f, args)
+	if !ok {
+		return code
+	}
+	if len(pos) != 1 {
+		return m.wrongArgs(f, "one argument: the job file")
+	}
+	job, code := m.parseJobFile(pos[0], vars)
+	if job == nil {
+		return code
+	}
+	c := m.client(f)
+	resp, err := c.registerJob(job)
+	if err != nil {
+		return m.errorf("submitting job: %v", err)
+	}
+	if resp.Warnings != "" {
+		fmt.Fprintf(m.Out, "Job Warnings:\n%s\n\n", resp.Warnings)
+	}
+	if resp.EvalID == "" {
+		fmt.Fprintln(m.Out, "Job registration successful")
+		return exitOK
+	}
+	if *detach {
+		fmt.Fprintln(m.Out, "Job registration successful")
+		fmt.Fprintf(m.Out, "Evaluation ID: %s\n", resp.EvalID)
+		return exitOK
+	}
+	mon := &monitor{m: m, c: c, verbose: *verbose}
+	return mon.run(resp.EvalID)
+}
+
+// jobVars are the -var and -var-file flags of the commands that parse a job.
+type jobVars struct{ vars, files stringList }
+
+func jobVarFlags(f *flags) *jobVars {
+	v := &jobVars{}
+	f.Var(&v.vars, "var", "set an HCL variable (k=v); repeatable")
+	f.Var(&v.files, "var-file", "HCL file of variable values; repeatable")
+	return v
+}
+
+// parseJobFile reads and parses a job file ("-" is stdin) with the local
+// jobspec parser. On error it prints the message (which names
+// file:line:col) and returns a nil job and exit code 1.
+func (m *Meta) parseJobFile(path string, v *jobVars) (*structs.Job, int) {
+	var body []byte
+	var err error
+	if path == "-" {
+		body, err = io.ReadAll(os.Stdin)
+	} else {
+		body, err = os.ReadFile(path)
+	}
+	if err != nil {
+		return nil, m.errorf("reading job file: %v", err)
+	}
+	job, warnings, err := jobspec.ParseWithWarnings(&jobspec.ParseConfig{
+		Path: path, Body: body, ArgVars: v.vars, VarFiles: v.files, Envs: os.Environ(),
+	})
+	if err != nil {
+		return nil, m.errorf("parsing job file %s:\n%v", path, err)
+	}
+	for _, w := range warnings {
+		fmt.Fprintf(m.Err, "Warning: %s\n", w)
+	}
+	return job, exitOK
+}

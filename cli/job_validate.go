@@ -1,0 +1,59 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// jobValidateCommand is `job validate [-var k=v]... FILE`: parse,
+// canonicalize and validate the job locally; nothing is sent.
+func jobValidateCommand(m *Meta, args []string) int {
+	f := m.newFlags("job validate", "[options] FILE")
+	vars := jobVarFlags(f)
+	pos, code, ok := m.parse(f, args)
+	if !ok {
+		return code
+	}
+	if len(pos) != 1 {
+		return m.wrongArgs(f, "one argument: the job file")
+	}
+	job, code := m.parseJobFile(pos[0], vars)
+	if job == nil {
+		return code
+	}
+	job.Canonicalize()
+	if err := job.Validate(); err != nil {
+		fmt.Fprintf(m.Err, "Error validating job %s:\n%v\n", pos[0], err)
+		return exitError
+	}
+	fmt.Fprintln(m.Out, "Job validation successful")
+	return exitOK
+}
+
+// jobInspectCommand is `job inspect JOB`: the registered job as JSON, in the
+// {"Job": ...} envelope that PUT /v1/jobs accepts.
+func jobInspectCommand(m *Meta, args []string) int {
+	f := m.newFlags("job inspect", "[options] JOB")
+	pos, code, ok := m.parse(f, args)
+	if !ok {
+		return code
+	}
+	if len(pos) != 1 {
+		return m.wrongArgs(f, "one argument: the job ID")
+	}
+	c := m.client(f)
+	id, ok := resolveID(m, jobMatcher(c), pos[0])
+	if !ok {
+		return exitError
+	}
+	job, err := c.job(id)
+	if err != nil {
+		return m.errorf("inspecting job: %v", err)
+	}
+	out, err := json.MarshalIndent(map[string]any{"Job": job}, "", "    ")
+	if err != nil {
+		return m.errorf("encoding job: %v", err)
+	}
+	fmt.Fprintln(m.Out, string(out))
+	return exitOK
+}
