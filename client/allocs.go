@@ -1,0 +1,104 @@
+package client
+
+import (
+	"github.com/nomadish/nomadish/client/allocrunner"
+	"github.com/nomadish/nomadish/client/taskrunner"
+	"github.com/nomadish/nomadish/structs"
+)
+
+// newRunner builds an alloc runner wired to the client's drivers, state
+// and update batcher.
+func (c *Client) newRunner(a *structs.Allocation) (*allocrunner.AllocRunner, error) {
+	return allocrunner.New(allocrunner.Config{
+		Alloc: a, AllocRoot: c.allocRoot(), State: c.db,
+		Drivers:    func(name string) (taskrunner.Driver, error) { return c.plugins.Driver(name) },
+		Region:     c.cfg.Region,
+		Datacenter: c.cfg.Datacenter,
+		Logger:     c.cfg.Logger,
+		OnUpdate:   c.batch.add,
+	})
+}
+
+// applyAlloc starts a runner for a new allocation or updates an existing one.
+func (c *Client) applyAlloc(a *structs.Allocation) {
+	c.allocMu.Lock()
+	defer c.allocMu.Unlock()
+	if c.ctx.Err() != nil {
+		return // shutting down
+	}
+	c.allocIdx[a.ID] = a.AllocModifyIndex
+	if ar, ok := c.allocs[a.ID]; ok {
+		ar.Update(a)
+		return
+	}
+	if a.TerminalStatus() {
+		// Stopped before we ever ran it: nothing to do.
+		return
+	}
+	if a.NodeID == "" {
+		a.NodeID = c.NodeID()
+	}
+	ar, err := c.newRunner(a)
+	if err != nil {
+		c.logger.Error("creating alloc runner", "alloc_id", a.ID, "error", err)
+		c.batch.add(&structs.Allocation{ID: a.ID, NodeID: a.NodeID, ClientStatus: structs.AllocClientStatusFailed,
+			ClientDescription: err.Error()})
+		return
+	}
+	c.allocs[a.ID] = ar
+	ar.Run()
+}
+
+// removeAlloc destroys the runner of an allocation the server no longer
+// has (garbage collection): its tasks are killed and its dir removed.
+func (c *Client) removeAlloc(id string) {
+	c.allocMu.Lock()
+	if c.ctx.Err() != nil {
+		c.allocMu.Unlock()
+		return // shutting down
+	}
+	ar := c.allocs[id]
+	delete(c.allocs, id)
+	delete(c.allocIdx, id)
+	c.allocMu.Unlock()
+	if ar == nil {
+		return
+	}
+	c.wg.Go(func() {
+		if err := ar.Destroy(); err != nil {
+			c.logger.Warn("destroying alloc", "alloc_id", id, "error", err)
+		}
+	})
+}
+
+// restoreAllocs re-creates the runners of allocations stored before a
+// restart; their task runners re-attach to running tasks.
+func (c *Client) restoreAllocs() {
+	allocs, err := c.db.Allocs()
+	if err != nil {
+		c.logger.Error("reading stored allocations", "error", err)
+		return
+	}
+	for _, a := range allocs {
+		ar, err := c.newRunner(a)
+		if err != nil {
+			c.logger.Error("restoring alloc", "alloc_id", a.ID, "error", err)
+			continue
+		}
+		c.allocMu.Lock()
+		c.allocs[a.ID] = ar
+		c.allocIdx[a.ID] = a.AllocModifyIndex
+		c.allocMu.Unlock()
+		ar.Run()
+	}
+	if len(allocs) > 0 {
+		c.logger.Info("restored allocations", "count", len(allocs))
+	}
+}
+
+// runner returns the alloc runner of id, or nil.
+func (c *Client) runner(id string) *allocrunner.AllocRunner {
+	c.allocMu.Lock()
+	defer c.allocMu.Unlock()
+	return c.allocs[id]
+}

@@ -1,0 +1,234 @@
+package client
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/nomadish/nomadish/client/allocrunner"
+	"github.com/nomadish/nomadish/client/fingerprint"
+	"github.com/nomadish/nomadish/client/pluginmgr"
+	"github.com/nomadish/nomadish/client/state"
+	"github.com/nomadish/nomadish/structs"
+)
+
+// devKillWait bounds how long Shutdown waits for tasks in dev mode.
+const devKillWait = 10 * time.Second
+
+// Client is a running node agent. Its methods are safe for concurrent use.
+type Client struct {
+	cfg    Config
+	rpc    RPCer
+	logger hclog.Logger
+
+	db      *state.DB
+	plugins *pluginmgr.Manager
+	batch   *batcher
+	tmpDir  string // dev-mode data dir to remove on Shutdown
+
+	nodeMu sync.Mutex // guards node
+	node   *structs.Node
+
+	allocMu sync.Mutex // guards allocs and allocIdx
+	allocs  map[string]*allocrunner.AllocRunner
+	// allocIdx is the AllocModifyIndex each runner was last updated to.
+	allocIdx map[string]uint64
+
+	nodeChanged chan struct{}   // cap 1: node must be re-registered
+	ctx         context.Context // ends on Shutdown: stops the watchers
+	cancel      context.CancelFunc
+	batchCancel context.CancelFunc // ends the batcher after its last flush
+	wg          sync.WaitGroup
+	shutdown    sync.Once
+}
+
+// New starts a client: it fingerprints the machine and launches the driver
+// plugins (in parallel), restores the allocations it ran before a restart,
+// then registers, heartbeats and watches allocations in the background.
+// It returns once the node is built, without waiting for the servers.
+func New(cfg *Config, rpc RPCer) (*Client, error) {
+	c := &Client{cfg: *cfg, rpc: rpc, allocs: map[string]*allocrunner.AllocRunner{},
+		allocIdx: map[string]uint64{}, nodeChanged: make(chan struct{}, 1)}
+	if c.cfg.Logger == nil {
+		c.cfg.Logger = hclog.NewNullLogger()
+	}
+	c.logger = c.cfg.Logger.Named("client")
+	if c.cfg.Datacenter == "" {
+		c.cfg.Datacenter = "dc1"
+	}
+	if c.cfg.Region == "" {
+		c.cfg.Region = structs.DefaultRegion
+	}
+	if err := c.setupDataDir(); err != nil {
+		return nil, err
+	}
+	if err := c.init(); err != nil {
+		c.cleanup()
+		return nil, err
+	}
+	c.ctx, c.cancel = context.WithCancel(context.Background())
+	batchCtx, batchCancel := context.WithCancel(context.Background())
+	c.batchCancel = batchCancel
+	c.batch = newBatcher(rpc, c.cfg.Region, c.logger)
+	c.wg.Go(func() { c.batch.run(batchCtx) })
+	c.restoreAllocs()
+	c.wg.Go(c.registerAndHeartbeat)
+	return c, nil
+}
+
+func (c *Client) setupDataDir() error {
+	if c.cfg.DataDir == "" {
+		if !c.cfg.DevMode {
+			return errNoDataDir
+		}
+		dir, err := os.MkdirTemp("", "nomadish-client-")
+		if err != nil {
+			return fmt.Errorf("creating dev data dir: %w", err)
+		}
+		c.cfg.DataDir, c.tmpDir = dir, dir
+	}
+	for _, d := range []string{c.clientDir(), c.allocRoot()} {
+		if err := os.MkdirAll(d, 0o711); err != nil {
+			return fmt.Errorf("creating %s: %w", d, err)
+		}
+	}
+	return nil
+}
+
+func (c *Client) clientDir() string { return filepath.Join(c.cfg.DataDir, "client") }
+func (c *Client) allocRoot() string { return filepath.Join(c.cfg.DataDir, "alloc") }
+
+// init opens the state, fingerprints and starts the plugins concurrently,
+// and builds the node.
+func (c *Client) init() error {
+	var err error
+	if c.db, err = state.Open(filepath.Join(c.clientDir(), "state.db")); err != nil {
+		return err
+	}
+	id, err := loadOrCreateID(filepath.Join(c.clientDir(), "node-id"))
+	if err != nil {
+		return err
+	}
+	secret, err := loadOrCreateID(filepath.Join(c.clientDir(), "secret-id"))
+	if err != nil {
+		return err
+	}
+	launch := c.cfg.Launcher
+	if launch == nil {
+		launch = c.defaultLauncher()
+	}
+	c.plugins = pluginmgr.New(pluginmgr.Config{Drivers: c.cfg.enabledDrivers(os.Geteuid() == 0),
+		Launch: launch, Logger: c.cfg.Logger, OnChange: c.driversChanged})
+	var wg sync.WaitGroup
+	wg.Go(c.plugins.Start)
+	fp, err := fingerprint.Fingerprint(fingerprint.Config{DataDir: c.cfg.DataDir, Version: c.cfg.Version})
+	wg.Wait()
+	if err != nil {
+		return err
+	}
+	c.nodeMu.Lock()
+	c.node = c.buildNode(fp, id, secret)
+	c.refreshDrivers()
+	c.nodeMu.Unlock()
+	return nil
+}
+
+// driversChanged runs when a driver's health changed: update the node and
+// have it re-registered.
+func (c *Client) driversChanged() {
+	c.nodeMu.Lock()
+	if c.node != nil {
+		c.refreshDrivers()
+	}
+	c.nodeMu.Unlock()
+	select {
+	case c.nodeChanged <- struct{}{}:
+	default:
+	}
+}
+
+// NodeID returns the node's ID (stable across restarts of the same data dir).
+func (c *Client) NodeID() string {
+	c.nodeMu.Lock()
+	defer c.nodeMu.Unlock()
+	return c.node.ID
+}
+
+// Node returns a copy of the node as registered.
+func (c *Client) Node() *structs.Node {
+	c.nodeMu.Lock()
+	defer c.nodeMu.Unlock()
+	return c.node.Copy()
+}
+
+// Shutdown stops the client's loops and plugin processes. Running tasks are
+// left running (a restarted client re-attaches to them) unless DevMode,
+// where they are killed first. Safe to call more than once.
+func (c *Client) Shutdown() error {
+	c.shutdown.Do(func() {
+		c.cancel()
+		if c.cfg.DevMode {
+			c.killAllocs()
+		}
+		c.detachAllocs()
+		c.batchCancel()
+		c.wg.Wait()
+		c.cleanup()
+	})
+	return nil
+}
+
+func (c *Client) cleanup() {
+	if c.plugins != nil {
+		c.plugins.Shutdown()
+	}
+	if c.db != nil {
+		if err := c.db.Close(); err != nil {
+			c.logger.Warn("closing state db", "error", err)
+		}
+	}
+	if c.tmpDir != "" {
+		os.RemoveAll(c.tmpDir)
+	}
+}
+
+// killAllocs kills every allocation's tasks and waits (bounded) for them,
+// then flushes their final states to the servers.
+func (c *Client) killAllocs() {
+	c.allocMu.Lock()
+	runners := make([]*allocrunner.AllocRunner, 0, len(c.allocs))
+	for _, ar := range c.allocs {
+		runners = append(runners, ar)
+	}
+	c.allocMu.Unlock()
+	deadline := time.NewTimer(devKillWait)
+	defer deadline.Stop()
+	for _, ar := range runners {
+		ar.Kill()
+	}
+	for _, ar := range runners {
+		select {
+		case <-ar.WaitCh():
+		case <-deadline.C:
+			return
+		}
+	}
+}
+
+// detachAllocs stops the alloc runners without stopping their tasks.
+func (c *Client) detachAllocs() {
+	c.allocMu.Lock()
+	runners := make([]*allocrunner.AllocRunner, 0, len(c.allocs))
+	for _, ar := range c.allocs {
+		runners = append(runners, ar)
+	}
+	c.allocMu.Unlock()
+	for _, ar := range runners {
+		ar.Shutdown()
+	}
+}

@@ -1,0 +1,66 @@
+package client
+
+import (
+	"errors"
+	"runtime"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/nomadish/nomadish/client/pluginmgr"
+)
+
+// RPCer is how the client talks to the servers (rpcclient.Client over TCP,
+// or server.(*Server) in process).
+type RPCer interface {
+	RPC(method string, args any, reply any) error
+}
+
+// Config configures a client.
+type Config struct {
+	DataDir, NodeName, Datacenter, Region, NodeClass string
+	Meta                                             map[string]string
+	Servers                                          []string // informational; the RPCer is given
+	// PluginConfig holds each plugin block's config, e.g.
+	// {"raw_exec": {"enabled": true}}.
+	PluginConfig map[string]map[string]any
+	// PluginExecutable is the nomadish binary; plugins run as
+	// "<exe> plugin <driver>".
+	PluginExecutable string
+	// DevMode uses a temporary data dir when DataDir is empty and kills
+	// the tasks on Shutdown.
+	DevMode bool
+	Logger  hclog.Logger
+
+	// HTTPAddr is the agent's HTTP address reported in the node (optional).
+	HTTPAddr string
+	// Version is reported as the nomad.version attribute.
+	Version string
+	// Launcher starts driver plugins (default: drivers.Launch with
+	// PluginExecutable). Tests inject fakes.
+	Launcher pluginmgr.LaunchFunc
+}
+
+var errNoDataDir = errors.New("client: data_dir is required outside dev mode")
+
+// enabledDrivers returns the drivers to run with their plugin config:
+// raw_exec when its config says enabled = true, exec when root on Linux,
+// mock_driver when it has a plugin block.
+func (c *Config) enabledDrivers(isRoot bool) map[string]map[string]any {
+	out := map[string]map[string]any{}
+	if rc := c.PluginConfig["raw_exec"]; rc != nil && rc["enabled"] == true {
+		out["raw_exec"] = rc
+	}
+	if isRoot && runtime.GOOS == "linux" {
+		out["exec"] = c.PluginConfig["exec"]
+		if out["exec"] == nil {
+			out["exec"] = map[string]any{}
+		}
+	}
+	if mc, ok := c.PluginConfig["mock_driver"]; ok {
+		if mc == nil {
+			mc = map[string]any{}
+		}
+		out["mock_driver"] = mc
+	}
+	return out
+}

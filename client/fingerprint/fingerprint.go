@@ -1,0 +1,123 @@
+// Package fingerprint discovers what a client machine offers: CPU, memory,
+// disk, OS and kernel, hostname and address. It reads procfs and sysfs under
+// a root path (so tests use fake trees) and takes a few milliseconds.
+package fingerprint
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"runtime"
+
+	"github.com/nomadish/nomadish/structs"
+)
+
+// Config says where to look. The zero value fingerprints this machine with
+// the disk of the current directory.
+type Config struct {
+	// Root is prepended to /proc, /sys and /etc paths ("" or "/": the real ones).
+	Root string
+	// DataDir is the directory whose filesystem is fingerprinted as disk.
+	DataDir string
+	// Version is reported as nomad.version.
+	Version string
+	// Hostname returns the host name (default os.Hostname).
+	Hostname func() (string, error)
+	// InterfaceAddrs returns the machine's addresses (default net.InterfaceAddrs).
+	InterfaceAddrs func() ([]net.Addr, error)
+}
+
+// Result is the fingerprinted node data.
+type Result struct {
+	Attributes map[string]string
+	Resources  *structs.NodeResources
+}
+
+func (c *Config) path(p string) string {
+	if c.Root == "" {
+		return p
+	}
+	return filepath.Join(c.Root, p)
+}
+
+// Fingerprint runs every fingerprinter. A fingerprinter that cannot read
+// its source falls back to a safe default; only a failing disk statfs is
+// an error (the data dir must exist).
+func Fingerprint(cfg Config) (*Result, error) {
+	r := &Result{Attributes: map[string]string{}, Resources: &structs.NodeResources{}}
+	fingerprintCPU(&cfg, r)
+	fingerprintMemory(&cfg, r)
+	fingerprintHost(&cfg, r)
+	fingerprintNetwork(&cfg, r)
+	if err := fingerprintDisk(&cfg, r); err != nil {
+		return nil, err
+	}
+	r.Attributes["nomad.version"] = cfg.Version
+	r.Attributes["cpu.arch"] = runtime.GOARCH
+	r.Attributes["arch"] = runtime.GOARCH
+	return r, nil
+}
+
+// fingerprintHost sets kernel.*, os.* and unique.hostname.
+func fingerprintHost(cfg *Config, r *Result) {
+	kname := readTrim(cfg.path("/proc/sys/kernel/ostype"))
+	if kname == "" {
+		kname = runtime.GOOS
+	}
+	r.Attributes["kernel.name"] = lower(kname)
+	if v := readTrim(cfg.path("/proc/sys/kernel/osrelease")); v != "" {
+		r.Attributes["kernel.version"] = v
+	}
+	if m := machine(cfg); m != "" {
+		r.Attributes["kernel.arch"] = m
+	}
+	osName, osVersion := osRelease(cfg.path("/etc/os-release"))
+	if osName == "" {
+		osName = runtime.GOOS
+	}
+	r.Attributes["os.name"] = osName
+	if osVersion != "" {
+		r.Attributes["os.version"] = osVersion
+	}
+	hostname := cfg.Hostname
+	if hostname == nil {
+		hostname = os.Hostname
+	}
+	if h, err := hostname(); err == nil {
+		r.Attributes["unique.hostname"] = h
+	}
+}
+
+// fingerprintNetwork sets unique.network.ip-address to the first
+// non-loopback IPv4 address, or 127.0.0.1.
+func fingerprintNetwork(cfg *Config, r *Result) {
+	addrsFn := cfg.InterfaceAddrs
+	if addrsFn == nil {
+		addrsFn = net.InterfaceAddrs
+	}
+	ip := "127.0.0.1"
+	if addrs, err := addrsFn(); err == nil {
+		for _, a := range addrs {
+			n, ok := a.(*net.IPNet)
+			if !ok || n.IP.IsLoopback() || n.IP.To4() == nil || n.IP.IsLinkLocalUnicast() {
+				continue
+			}
+			ip = n.IP.String()
+			break
+		}
+	}
+	r.Attributes["unique.network.ip-address"] = ip
+}
+
+func lower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+func itoa(n int64) string { return fmt.Sprintf("%d", n) }

@@ -1,0 +1,80 @@
+package taskrunner
+
+import (
+	"strconv"
+
+	"github.com/nomadish/nomadish/client/allocdir"
+	"github.com/nomadish/nomadish/drivers/base"
+	"github.com/nomadish/nomadish/structs"
+)
+
+// BuildEnv returns the task's environment: its own env plus Nomad's
+// NOMAD_* variables describing the allocation, task and directories.
+// The NOMAD_* variables win over the task's env.
+func BuildEnv(alloc *structs.Allocation, task *structs.Task, dir *allocdir.AllocDir, region, dc string) map[string]string {
+	env := make(map[string]string, len(task.Env)+16)
+	for k, v := range task.Env {
+		env[k] = v
+	}
+	td := dir.TaskDir(task.Name)
+	env["NOMAD_ALLOC_DIR"] = dir.SharedDir
+	env["NOMAD_TASK_DIR"] = td.LocalDir
+	env["NOMAD_SECRETS_DIR"] = td.SecretsDir
+	env["NOMAD_ALLOC_ID"] = alloc.ID
+	env["NOMAD_ALLOC_NAME"] = alloc.Name
+	env["NOMAD_ALLOC_INDEX"] = strconv.FormatUint(uint64(alloc.Index()), 10)
+	env["NOMAD_JOB_ID"] = alloc.JobID
+	env["NOMAD_GROUP_NAME"] = alloc.TaskGroup
+	env["NOMAD_TASK_NAME"] = task.Name
+	env["NOMAD_NAMESPACE"] = alloc.Namespace
+	env["NOMAD_DC"] = dc
+	env["NOMAD_REGION"] = region
+	if alloc.Job != nil {
+		env["NOMAD_JOB_NAME"] = alloc.Job.Name
+	} else {
+		env["NOMAD_JOB_NAME"] = alloc.JobID
+	}
+	cpu, mem, _ := taskResources(alloc, task)
+	env["NOMAD_CPU_LIMIT"] = strconv.FormatInt(cpu, 10)
+	env["NOMAD_MEMORY_LIMIT"] = strconv.FormatInt(mem, 10)
+	return env
+}
+
+// taskResources returns the task's CPU MHz, memory MB and memory max MB, from
+// the allocation when it holds them, else from the task's ask.
+func taskResources(alloc *structs.Allocation, task *structs.Task) (cpu, mem, memMax int64) {
+	if ar := alloc.AllocatedResources; ar != nil {
+		if tr := ar.Tasks[task.Name]; tr != nil {
+			return tr.Cpu.CpuShares, tr.Memory.MemoryMB, tr.Memory.MemoryMaxMB
+		}
+	}
+	if r := task.Resources; r != nil {
+		return int64(r.CPU), int64(r.MemoryMB), int64(r.MemoryMaxMB)
+	}
+	return structs.DefaultCPU, structs.DefaultMemoryMB, 0
+}
+
+// BuildTaskConfig returns what the driver gets to start the task; id is the
+// driver's task ID.
+func BuildTaskConfig(id string, alloc *structs.Allocation, task *structs.Task, dir *allocdir.AllocDir, region, dc string) *TaskConfig {
+	cpu, mem, memMax := taskResources(alloc, task)
+	jobName := alloc.JobID
+	if alloc.Job != nil {
+		jobName = alloc.Job.Name
+	}
+	return &TaskConfig{
+		ID:            id,
+		JobName:       jobName,
+		TaskGroupName: alloc.TaskGroup,
+		Name:          task.Name,
+		AllocID:       alloc.ID,
+		Env:           BuildEnv(alloc, task, dir, region, dc),
+		User:          task.User,
+		Config:        task.Config,
+		Resources:     base.Resources{CPUShares: cpu, MemoryMB: mem, MemoryMaxMB: memMax},
+		AllocDir:      dir.SharedDir,
+		TaskDir:       dir.TaskDir(task.Name).Dir,
+		StdoutPath:    dir.LogPath(task.Name, "stdout"),
+		StderrPath:    dir.LogPath(task.Name, "stderr"),
+	}
+}
