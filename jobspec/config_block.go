@@ -1,10 +1,9 @@
 package jobspec
 
 import (
-	"math/big"
-
 	"github.com/hashicorp/hcl/v2/hclsyntax"
-	"github.com/zclconf/go-cty/cty"
+
+	"github.com/nomadish/nomadish/internal/hclutil"
 )
 
 // decodeConfig decodes a task's driver config generically, as Nomad hands it
@@ -15,11 +14,11 @@ import (
 // The driver validates the shape.
 func (p *parser) decodeConfig(body *hclsyntax.Body) map[string]any {
 	out := map[string]any{}
-	for _, a := range sortedAttrs(body) {
+	for _, a := range hclutil.SortedAttrs(body) {
 		val, diags := a.Expr.Value(p.ctx)
 		p.diags = append(p.diags, diags...)
 		if !diags.HasErrors() {
-			out[a.Name] = ctyToGo(val)
+			out[a.Name] = hclutil.CtyToGo(val)
 		}
 	}
 	for _, b := range body.Blocks {
@@ -36,40 +35,4 @@ func (p *parser) decodeConfig(body *hclsyntax.Body) map[string]any {
 		out[b.Type] = append(list, v)
 	}
 	return out
-}
-
-// ctyToGo converts a known value to plain Go values.
-func ctyToGo(v cty.Value) any {
-	if v.IsNull() || !v.IsKnown() {
-		return nil
-	}
-	ty := v.Type()
-	switch {
-	case ty == cty.String:
-		return v.AsString()
-	case ty == cty.Bool:
-		return v.True()
-	case ty == cty.Number:
-		bf := v.AsBigFloat()
-		if i, acc := bf.Int64(); bf.IsInt() && acc == big.Exact {
-			return i
-		}
-		f, _ := bf.Float64()
-		return f
-	case ty.IsListType() || ty.IsSetType() || ty.IsTupleType():
-		out := make([]any, 0, v.LengthInt())
-		for it := v.ElementIterator(); it.Next(); {
-			_, e := it.Element()
-			out = append(out, ctyToGo(e))
-		}
-		return out
-	case ty.IsMapType() || ty.IsObjectType():
-		out := make(map[string]any, v.LengthInt())
-		for it := v.ElementIterator(); it.Next(); {
-			k, e := it.Element()
-			out[k.AsString()] = ctyToGo(e)
-		}
-		return out
-	}
-	return nil
 }

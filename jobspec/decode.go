@@ -9,6 +9,8 @@ import (
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
+
+	"github.com/nomadish/nomadish/internal/hclutil"
 )
 
 // blockFuncs maps the block types a body accepts to their decoders.
@@ -26,7 +28,7 @@ type bodySpec struct {
 // but nomadish ignores (see unimplemented.go) become warnings; anything
 // else unknown is an error at its name.
 func (p *parser) decodeBody(body *hclsyntax.Body, spec bodySpec) {
-	for _, a := range sortedAttrs(body) {
+	for _, a := range hclutil.SortedAttrs(body) {
 		if dst, ok := spec.attrs[a.Name]; ok {
 			p.evalInto(a, p.ctx, dst)
 			continue
@@ -170,7 +172,7 @@ func (p *parser) stringMapBlock(b *hclsyntax.Block, dst *map[string]string) {
 	if *dst == nil {
 		*dst = make(map[string]string, len(b.Body.Attributes))
 	}
-	for _, a := range sortedAttrs(b.Body) {
+	for _, a := range hclutil.SortedAttrs(b.Body) {
 		var s string
 		if p.evalInto(a, p.ctx, &s) {
 			(*dst)[a.Name] = s

@@ -12,6 +12,8 @@ import (
 	hcljson "github.com/hashicorp/hcl/v2/json"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
+
+	"github.com/nomadish/nomadish/internal/hclutil"
 )
 
 // envVarPrefix marks environment entries that set job variables.
@@ -54,7 +56,7 @@ func (p *parser) decodeVariables(blocks, shorthand []*hclsyntax.Block) map[strin
 	}
 	for _, b := range shorthand {
 		p.rejectBlocks(b.Body, "variables")
-		for _, a := range sortedAttrs(b.Body) {
+		for _, a := range hclutil.SortedAttrs(b.Body) {
 			val, diags := a.Expr.Value(nil)
 			p.diags = append(p.diags, diags...)
 			declare(&variable{name: a.Name, typ: cty.DynamicPseudoType, def: val, decl: a.NameRange})
@@ -112,7 +114,7 @@ func (p *parser) decodeVariableBlock(b *hclsyntax.Block) *variable {
 		var s string
 		p.evalInto(a, nil, &s)
 	}
-	for _, a := range sortedAttrs(b.Body) {
+	for _, a := range hclutil.SortedAttrs(b.Body) {
 		switch a.Name {
 		case "type", "default", "description":
 		default:
@@ -289,7 +291,7 @@ func (p *parser) decodeLocals(blocks []*hclsyntax.Block) cty.Value {
 	all := map[string]*hclsyntax.Attribute{}
 	for _, b := range blocks {
 		p.rejectBlocks(b.Body, "locals")
-		for _, a := range sortedAttrs(b.Body) {
+		for _, a := range hclutil.SortedAttrs(b.Body) {
 			if prev, ok := all[a.Name]; ok {
 				p.errorf(a.NameRange, "Duplicate local value", "A local named %q was already defined at %s.", a.Name, rangeString(prev.NameRange))
 				continue
@@ -346,16 +348,6 @@ func (p *parser) rejectBlocks(body *hclsyntax.Body, where string) {
 	for _, b := range body.Blocks {
 		p.errorf(b.TypeRange, "Unsupported block type", "Blocks are not allowed in a %s block; found %q.", where, b.Type)
 	}
-}
-
-// sortedAttrs returns a body's attributes in source order.
-func sortedAttrs(body *hclsyntax.Body) []*hclsyntax.Attribute {
-	out := make([]*hclsyntax.Attribute, 0, len(body.Attributes))
-	for _, a := range body.Attributes {
-		out = append(out, a)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].SrcRange.Start.Byte < out[j].SrcRange.Start.Byte })
-	return out
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -13,6 +13,8 @@ import (
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
+
+	"github.com/nomadish/nomadish/internal/hclutil"
 )
 
 // sectionBlocks are the unlabeled blocks whose arguments are "<block>.<name>" keys.
@@ -79,7 +81,7 @@ func (d *decoder) body(body *hclsyntax.Body, prefix string) {
 	if prefix != "" {
 		where = "a " + strings.TrimSuffix(prefix, ".") + " block"
 	}
-	for _, a := range sortedAttrs(body) {
+	for _, a := range hclutil.SortedAttrs(body) {
 		key := prefix + a.Name
 		ptr, ok := d.byKey[key]
 		if !ok || sectionBlocks[key] {
@@ -111,7 +113,7 @@ func (d *decoder) body(body *hclsyntax.Body, prefix string) {
 
 func (d *decoder) metaBlock(b *hclsyntax.Block, key string) {
 	m := &d.cfg.Client.Meta
-	for _, a := range sortedAttrs(b.Body) {
+	for _, a := range hclutil.SortedAttrs(b.Body) {
 		var s string
 		if d.evalInto(a, key+"."+a.Name, &s) {
 			if *m == nil {
@@ -129,7 +131,7 @@ func (d *decoder) metaBlock(b *hclsyntax.Block, key string) {
 func (d *decoder) plugin(b *hclsyntax.Block) {
 	name := b.Labels[0]
 	p := &PluginConfig{Name: name, Config: map[string]any{}}
-	for _, a := range sortedAttrs(b.Body) {
+	for _, a := range hclutil.SortedAttrs(b.Body) {
 		d.errorf(a.NameRange, "Unsupported argument", "An argument named %q is not expected in a plugin block; put driver settings in its config block.", a.Name)
 	}
 	for _, cb := range b.Body.Blocks {
@@ -146,11 +148,11 @@ func (d *decoder) plugin(b *hclsyntax.Block) {
 // bools, []any, map[string]any, and nested blocks as []any of maps.
 func (d *decoder) generic(body *hclsyntax.Body) map[string]any {
 	out := map[string]any{}
-	for _, a := range sortedAttrs(body) {
+	for _, a := range hclutil.SortedAttrs(body) {
 		val, diags := a.Expr.Value(nil)
 		d.diags = append(d.diags, diags...)
 		if !diags.HasErrors() {
-			out[a.Name] = ctyToGo(val)
+			out[a.Name] = hclutil.CtyToGo(val)
 		}
 	}
 	for _, b := range body.Blocks {
@@ -257,49 +259,4 @@ func diagError(diags hcl.Diagnostics) error {
 
 func posString(r hcl.Range) string {
 	return fmt.Sprintf("%s:%d:%d", r.Filename, r.Start.Line, r.Start.Column)
-}
-
-func sortedAttrs(body *hclsyntax.Body) []*hclsyntax.Attribute {
-	out := make([]*hclsyntax.Attribute, 0, len(body.Attributes))
-	for _, a := range body.Attributes {
-		out = append(out, a)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].SrcRange.Start.Byte < out[j].SrcRange.Start.Byte })
-	return out
-}
-
-// ctyToGo converts a known value to plain Go values.
-func ctyToGo(v cty.Value) any {
-	if v.IsNull() || !v.IsKnown() {
-		return nil
-	}
-	ty := v.Type()
-	switch {
-	case ty == cty.String:
-		return v.AsString()
-	case ty == cty.Bool:
-		return v.True()
-	case ty == cty.Number:
-		bf := v.AsBigFloat()
-		if i, acc := bf.Int64(); bf.IsInt() && acc == big.Exact {
-			return i
-		}
-		f, _ := bf.Float64()
-		return f
-	case ty.IsListType() || ty.IsSetType() || ty.IsTupleType():
-		out := make([]any, 0, v.LengthInt())
-		for it := v.ElementIterator(); it.Next(); {
-			_, e := it.Element()
-			out = append(out, ctyToGo(e))
-		}
-		return out
-	case ty.IsMapType() || ty.IsObjectType():
-		out := make(map[string]any, v.LengthInt())
-		for it := v.ElementIterator(); it.Next(); {
-			k, e := it.Element()
-			out[k.AsString()] = ctyToGo(e)
-		}
-		return out
-	}
-	return nil
 }
