@@ -114,11 +114,7 @@ type task struct {
 	tc        *taskConfig
 	startedAt time.Time
 	stopReq   chan stopRequest // StopTask/Destroy ask the task to end
-	exited    chan struct{}    // closed after result is set
-
-	mu          sync.Mutex // guards result, completedAt
-	result      *base.ExitResult
-	completedAt time.Time
+	exit      *base.Exit
 }
 
 func (t *task) run(remaining time.Duration) {
@@ -139,16 +135,7 @@ func (t *task) run(remaining time.Duration) {
 		res.Signal = int(req.sig)
 		res.ExitCode = 128 + int(req.sig)
 	}
-	t.mu.Lock()
-	t.result, t.completedAt = res, time.Now()
-	t.mu.Unlock()
-	close(t.exited)
-}
-
-func (t *task) exitResult() (*base.ExitResult, time.Time) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.result, t.completedAt
+	t.exit.Set(res)
 }
 
 // SetConfig accepts any config.
@@ -190,7 +177,7 @@ func (d *Driver) add(cfg *base.TaskConfig, tc *taskConfig, started time.Time, re
 	if _, ok := d.tasks[cfg.ID]; ok {
 		return fmt.Errorf("task %q: %w", cfg.ID, base.ErrTaskExists)
 	}
-	t := &task{cfg: cfg, tc: tc, startedAt: started, stopReq: make(chan stopRequest, 1), exited: make(chan struct{})}
+	t := &task{cfg: cfg, tc: tc, startedAt: started, stopReq: make(chan stopRequest, 1), exit: base.NewExit()}
 	d.tasks[cfg.ID] = t
 	go t.run(remaining)
 	return nil

@@ -30,17 +30,7 @@ func (d *Driver) WaitTask(ctx context.Context, taskID string) (<-chan *base.Exit
 	if err != nil {
 		return nil, err
 	}
-	ch := make(chan *base.ExitResult, 1)
-	go func() {
-		defer close(ch)
-		select {
-		case <-t.exited:
-			res, _ := t.exitResult()
-			ch <- res
-		case <-ctx.Done():
-		}
-	}()
-	return ch, nil
+	return t.exit.Wait(ctx), nil
 }
 
 // StopTask asks the task to end; it exits after kill_after (bounded by
@@ -62,7 +52,7 @@ func (d *Driver) StopTask(taskID string, timeout time.Duration, signal string) e
 	case t.stopReq <- req:
 	default: // already asked
 	}
-	<-t.exited
+	<-t.exit.Done()
 	return nil
 }
 
@@ -73,7 +63,7 @@ func (d *Driver) DestroyTask(taskID string, force bool) error {
 		return err
 	}
 	select {
-	case <-t.exited:
+	case <-t.exit.Done():
 	default:
 		if !force {
 			return fmt.Errorf("task %q: %w", taskID, base.ErrTaskRunning)
@@ -82,7 +72,7 @@ func (d *Driver) DestroyTask(taskID string, force bool) error {
 		case t.stopReq <- stopRequest{sig: syscall.SIGKILL}:
 		default:
 		}
-		<-t.exited
+		<-t.exit.Done()
 	}
 	d.mu.Lock()
 	delete(d.tasks, taskID)
@@ -97,7 +87,7 @@ func (d *Driver) InspectTask(taskID string) (*base.TaskStatus, error) {
 		return nil, err
 	}
 	st := &base.TaskStatus{ID: taskID, Name: t.cfg.Name, State: base.TaskStateRunning, StartedAt: t.startedAt}
-	if res, at := t.exitResult(); res != nil {
+	if res, at := t.exit.Result(); res != nil {
 		st.State, st.ExitResult, st.CompletedAt = base.TaskStateExited, res, at
 	}
 	return st, nil
@@ -129,14 +119,14 @@ func (d *Driver) TaskStats(ctx context.Context, taskID string, interval time.Dur
 			case ch <- &base.TaskResourceUsage{Timestamp: time.Now(), Pids: 1}:
 			case <-ctx.Done():
 				return
-			case <-t.exited:
+			case <-t.exit.Done():
 				return
 			}
 			select {
 			case <-tick.C:
 			case <-ctx.Done():
 				return
-			case <-t.exited:
+			case <-t.exit.Done():
 				return
 			}
 		}

@@ -186,17 +186,7 @@ func (d *Driver) WaitTask(ctx context.Context, taskID string) (<-chan *base.Exit
 	if err != nil {
 		return nil, err
 	}
-	ch := make(chan *base.ExitResult, 1)
-	go func() {
-		defer close(ch)
-		select {
-		case <-t.exited:
-			res, _ := t.exitResult()
-			ch <- res
-		case <-ctx.Done():
-		}
-	}()
-	return ch, nil
+	return t.exit.Wait(ctx), nil
 }
 
 // StopTask: see base.Driver.
@@ -221,14 +211,14 @@ func (d *Driver) DestroyTask(taskID string, force bool) error {
 		return err
 	}
 	select {
-	case <-t.exited:
+	case <-t.exit.Done():
 	default:
 		if !force {
 			return fmt.Errorf("task %q: %w", taskID, base.ErrTaskRunning)
 		}
 		t.killGroup()
 		t.stopOnce.Do(func() { close(t.stopped) })
-		<-t.exited
+		<-t.exit.Done()
 	}
 	t.killGroup() // leftover background children
 	t.closePumps()
@@ -254,7 +244,7 @@ func (d *Driver) InspectTask(taskID string) (*base.TaskStatus, error) {
 		ID: taskID, Name: t.cfg.Name, State: base.TaskStateRunning, StartedAt: t.state.StartedAt,
 		DriverAttributes: map[string]string{"pid": fmt.Sprint(t.state.Pid)},
 	}
-	if res, at := t.exitResult(); res != nil {
+	if res, at := t.exit.Result(); res != nil {
 		st.State, st.ExitResult, st.CompletedAt = base.TaskStateExited, res, at
 	}
 	return st, nil

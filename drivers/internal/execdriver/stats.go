@@ -29,7 +29,7 @@ func (d *Driver) TaskStats(ctx context.Context, taskID string, interval time.Dur
 			case ch <- usage(u, prev, now.Sub(prevAt), now):
 			case <-ctx.Done():
 				return
-			case <-t.exited:
+			case <-t.exit.Done():
 				return
 			}
 			prev, prevAt = u, now
@@ -37,7 +37,7 @@ func (d *Driver) TaskStats(ctx context.Context, taskID string, interval time.Dur
 			case <-tick.C:
 			case <-ctx.Done():
 				return
-			case <-t.exited:
+			case <-t.exit.Done():
 				return
 			}
 		}

@@ -35,23 +35,19 @@ type driverState struct {
 	Cgroups    []string `json:",omitempty"`
 }
 
-// task is one running or exited task. Fields above mu are set before the
-// task is published in the driver's map and never change.
+// task is one running or exited task. cfg, state and pumps are set before
+// the task is published in the driver's map and never change.
 type task struct {
 	cfg      *base.TaskConfig
 	state    driverState
 	pumps    []*logging.Pump
-	exited   chan struct{} // closed after result is set and logs synced
+	exit     *base.Exit    // set after the logs are synced
 	stopped  chan struct{} // closed by stopOnce: ends a recovered task's poll loop
 	stopOnce sync.Once
-
-	mu          sync.Mutex // guards result, completedAt
-	result      *base.ExitResult
-	completedAt time.Time
 }
 
 func newTask(cfg *base.TaskConfig) *task {
-	return &task{cfg: cfg, exited: make(chan struct{}), stopped: make(chan struct{})}
+	return &task{cfg: cfg, exit: base.NewExit(), stopped: make(chan struct{})}
 }
 
 // startTask launches the process of cfg: own process group, stdout/stderr
@@ -207,24 +203,14 @@ func (t *task) finish(res *base.ExitResult) {
 	for _, p := range t.pumps {
 		_ = p.Sync(ctx)
 	}
-	t.mu.Lock()
-	t.result, t.completedAt = res, time.Now()
-	t.mu.Unlock()
-	close(t.exited)
-}
-
-// exitResult returns the result, nil while running.
-func (t *task) exitResult() (*base.ExitResult, time.Time) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.result, t.completedAt
+	t.exit.Set(res)
 }
 
 // stop signals the main process, waits up to timeout, then SIGKILLs the
 // process group, and waits for the exit.
 func (t *task) stop(timeout time.Duration, sig syscall.Signal) {
 	select {
-	case <-t.exited:
+	case <-t.exit.Done():
 		return
 	default:
 	}
@@ -232,12 +218,12 @@ func (t *task) stop(timeout time.Duration, sig syscall.Signal) {
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	select {
-	case <-t.exited:
+	case <-t.exit.Done():
 		return
 	case <-timer.C:
 	}
 	t.killGroup()
-	<-t.exited
+	<-t.exit.Done()
 }
 
 // killGroup SIGKILLs every process of the task's group (and cgroup). If
