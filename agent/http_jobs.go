@@ -251,30 +251,9 @@ func (s *httpServer) jobSummary(w http.ResponseWriter, r *http.Request) (any, er
 
 // summarize counts allocations by client status per task group.
 func summarize(job *structs.Job, allocs []*structs.AllocListStub) *structs.JobSummary {
-	sum := &structs.JobSummary{
-		JobID: job.ID, Namespace: job.Namespace, CreateIndex: job.CreateIndex,
-		Summary: make(map[string]structs.TaskGroupSummary, len(job.TaskGroups)),
-	}
-	for _, tg := range job.TaskGroups {
-		sum.Summary[tg.Name] = structs.TaskGroupSummary{}
-	}
+	sum := structs.NewJobSummary(job)
 	for _, a := range allocs {
-		tgs := sum.Summary[a.TaskGroup]
-		switch a.ClientStatus {
-		case structs.AllocClientStatusPending:
-			tgs.Starting++
-		case structs.AllocClientStatusRunning:
-			tgs.Running++
-		case structs.AllocClientStatusComplete:
-			tgs.Complete++
-		case structs.AllocClientStatusFailed:
-			tgs.Failed++
-		case structs.AllocClientStatusLost:
-			tgs.Lost++
-		case structs.AllocClientStatusUnknown:
-			tgs.Unknown++
-		}
-		sum.Summary[a.TaskGroup] = tgs
+		sum.Count(a.TaskGroup, a.ClientStatus)
 	}
 	return sum
 }

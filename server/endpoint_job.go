@@ -176,28 +176,9 @@ func (e *jobEndpoint) List(args *structs.JobListRequest, reply *structs.JobListR
 
 // JobSummary counts a job's allocations by client status per group.
 func JobSummary(job *structs.Job, allocs []*structs.Allocation) *structs.JobSummary {
-	sum := &structs.JobSummary{JobID: job.ID, Namespace: job.Namespace, Summary: map[string]structs.TaskGroupSummary{},
-		CreateIndex: job.CreateIndex, ModifyIndex: job.ModifyIndex}
-	for _, tg := range job.TaskGroups {
-		sum.Summary[tg.Name] = structs.TaskGroupSummary{}
-	}
+	sum := structs.NewJobSummary(job)
 	for _, a := range allocs {
-		tg := sum.Summary[a.TaskGroup]
-		switch a.ClientStatus {
-		case structs.AllocClientStatusPending:
-			tg.Starting++
-		case structs.AllocClientStatusRunning:
-			tg.Running++
-		case structs.AllocClientStatusComplete:
-			tg.Complete++
-		case structs.AllocClientStatusFailed:
-			tg.Failed++
-		case structs.AllocClientStatusLost:
-			tg.Lost++
-		default:
-			tg.Unknown++
-		}
-		sum.Summary[a.TaskGroup] = tg
+		sum.Count(a.TaskGroup, a.ClientStatus)
 	}
 	return sum
 }

@@ -333,6 +333,36 @@ type JobSummary struct {
 	ModifyIndex uint64
 }
 
+// NewJobSummary returns a summary of job with an empty row per group.
+func NewJobSummary(job *Job) *JobSummary {
+	sum := &JobSummary{JobID: job.ID, Namespace: job.Namespace, CreateIndex: job.CreateIndex,
+		ModifyIndex: job.ModifyIndex, Summary: make(map[string]TaskGroupSummary, len(job.TaskGroups))}
+	for _, tg := range job.TaskGroups {
+		sum.Summary[tg.Name] = TaskGroupSummary{}
+	}
+	return sum
+}
+
+// Count adds one allocation of group with the given client status.
+func (s *JobSummary) Count(group, clientStatus string) {
+	tg := s.Summary[group]
+	switch clientStatus {
+	case AllocClientStatusPending:
+		tg.Starting++
+	case AllocClientStatusRunning:
+		tg.Running++
+	case AllocClientStatusComplete:
+		tg.Complete++
+	case AllocClientStatusFailed:
+		tg.Failed++
+	case AllocClientStatusLost:
+		tg.Lost++
+	default:
+		tg.Unknown++
+	}
+	s.Summary[group] = tg
+}
+
 // TaskGroupSummary counts one group's allocations.
 type TaskGroupSummary struct {
 	Queued   int
