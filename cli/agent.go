@@ -120,7 +120,9 @@ func splitList(s string) []string {
 // runAgent starts the agent, prints the banner and waits for a signal; a
 // second signal during the graceful shutdown exits at once.
 func runAgent(m *Meta, cfg *config.Config) int {
-	logger := hclog.New(&hclog.LoggerOptions{Name: "agent", Level: hclog.LevelFromString(cfg.LogLevel), Output: m.Out})
+	logs := newGatedWriter(m.Out)
+	defer logs.Flush() // an agent that fails to start still shows its logs
+	logger := hclog.New(&hclog.LoggerOptions{Name: "agent", Level: hclog.LevelFromString(cfg.LogLevel), Output: logs})
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
 	defer signal.Stop(sigs)
@@ -133,6 +135,7 @@ func runAgent(m *Meta, cfg *config.Config) int {
 	}
 	printBanner(m, cfg, ag.HTTPAddr())
 	fmt.Fprintf(m.Out, "==> nomadish agent started in %v! Log data will stream in below:\n\n", time.Since(start).Round(time.Millisecond))
+	logs.Flush()
 
 	sig := <-sigs
 	logger.Info("caught signal, shutting down gracefully", "signal", sig)
