@@ -96,8 +96,9 @@ type agentProc struct {
 }
 
 // startAgent starts `agent -dev` (dev) or a client-only agent joining
-// servers, with its own data dir under dir and free ports.
-func startAgent(dir string, devMode bool, servers string) (*agentProc, error) {
+// servers, with its own data dir under dir and free ports; extra lines are
+// appended to its config file.
+func startAgent(dir string, devMode bool, servers string, extra ...string) (*agentProc, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -113,6 +114,7 @@ func startAgent(dir string, devMode bool, servers string) (*agentProc, error) {
 		cfg += "plugin \"raw_exec\" {\n  config {\n    enabled = true\n  }\n}\n"
 		args = []string{"agent"}
 	}
+	cfg += strings.Join(extra, "\n")
 	cfgPath := filepath.Join(dir, "agent.hcl")
 	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
 		return nil, err
