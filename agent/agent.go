@@ -36,7 +36,6 @@ type Agent struct {
 	client    *client.Client    // nil when the client is not enabled
 	rpcClient *rpcclient.Client // nil when a server runs in process
 	rpc       RPCer             // what the HTTP API calls
-	clientRPC *stoppableRPC     // the client's RPCer; nil without a client
 	ln        net.Listener      // the HTTP listener
 	httpSrv   *http.Server
 	cancelReq context.CancelFunc // ends the requests' contexts (log streams)
@@ -121,8 +120,7 @@ func (a *Agent) startParts(o options) error {
 	if a.cfg.Client.Enabled {
 		ccfg, err := a.clientConfig(o)
 		if err == nil {
-			a.clientRPC = newStoppableRPC(a.rpc)
-			a.client, err = client.New(ccfg, a.clientRPC)
+			a.client, err = client.New(ccfg, a.rpc)
 		}
 		cliErr = err
 	}
@@ -197,7 +195,6 @@ func (a *Agent) Shutdown() error {
 			a.ln.Close()
 		}
 		if a.client != nil {
-			a.clientRPC.stop()
 			errs.Add(a.client.Shutdown())
 		}
 		if a.rpcClient != nil {

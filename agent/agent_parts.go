@@ -13,6 +13,7 @@ import (
 	"github.com/nomadish/nomadish/jobspec"
 	"github.com/nomadish/nomadish/server"
 	"github.com/nomadish/nomadish/structs"
+	"github.com/nomadish/nomadish/version"
 )
 
 // serverConfig translates the agent config into the server's.
@@ -54,8 +55,9 @@ func (a *Agent) clientConfig(o options) (*client.Config, error) {
 	return &client.Config{
 		DataDir: c.DataDir, NodeName: c.Name, Datacenter: c.Datacenter, Region: c.Region,
 		NodeClass: c.Client.NodeClass, Meta: c.Client.Meta, Servers: c.Client.Servers,
+		StateDir: c.Client.StateDir, AllocDir: c.Client.AllocDir,
 		PluginConfig: plugins, PluginExecutable: exe, DevMode: c.DevMode,
-		Logger: a.logger, HTTPAddr: a.httpAdvertise(),
+		Logger: a.logger, HTTPAddr: a.httpAdvertise(), Version: version.Version,
 	}, nil
 }
 
@@ -163,8 +165,13 @@ func (a *Agent) configMap() map[string]any {
 		"Server": map[string]any{"Enabled": c.Server.Enabled, "BootstrapExpect": c.Server.BootstrapExpect,
 			"NumSchedulers": c.Server.NumSchedulers, "HeartbeatGrace": c.Server.HeartbeatGrace},
 		"Client": map[string]any{"Enabled": c.Client.Enabled, "Servers": c.Client.Servers,
-			"NodeClass": c.Client.NodeClass, "Meta": c.Client.Meta},
+			"NodeClass": c.Client.NodeClass, "Meta": c.Client.Meta,
+			"StateDir": c.Client.StateDir, "AllocDir": c.Client.AllocDir},
 		"Plugins": plugins,
+		// Nomad's agent/self reports its build here (api.AgentSelf's
+		// config.Version).
+		"Version": map[string]string{"Version": version.Version, "VersionPrerelease": "",
+			"VersionMetadata": "", "Revision": version.Revision()},
 	}
 }
 

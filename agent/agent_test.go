@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/nomad/api"
 
 	"github.com/nomadish/nomadish/agent/config"
+	"github.com/nomadish/nomadish/version"
 )
 
 func testLogger(t *testing.T, name string) hclog.Logger {
@@ -80,6 +81,7 @@ func TestServerAndClientAgentsOverTCP(t *testing.T) {
 	ccfg := config.DefaultConfig()
 	ccfg.Name, ccfg.BindAddr, ccfg.Ports, ccfg.DataDir = "cli", "127.0.0.1", config.Ports{}, t.TempDir()
 	ccfg.Client.Enabled, ccfg.Client.Servers = true, []string{srv.RPCAddr()}
+	ccfg.Client.StateDir, ccfg.Client.AllocDir = filepath.Join(t.TempDir(), "state"), filepath.Join(t.TempDir(), "allocs")
 	ccfg.Plugins["raw_exec"] = &config.PluginConfig{Name: "raw_exec", Config: map[string]any{"enabled": true}}
 	cli, err := New(ccfg, testLogger(t, "cli"), WithPluginExecutable(bin))
 	if err != nil {
@@ -131,6 +133,18 @@ func TestServerAndClientAgentsOverTCP(t *testing.T) {
 	self, err := cc.Agent().Self()
 	if err != nil || self.Member.Name != "" || self.Stats["client"]["node_id"] == "" {
 		t.Fatalf("client agent self %+v: %v", self, err)
+	}
+	if v, _ := self.Config["Version"].(map[string]any); v["Version"] != version.Version {
+		t.Errorf("self config Version = %v, want %s", self.Config["Version"], version.Version)
+	}
+	node, _, err := cc.Nodes().Info(self.Stats["client"]["node_id"], nil)
+	if err != nil || node.Attributes["nomad.version"] != version.Version {
+		t.Errorf("node nomad.version: %v", err)
+	}
+	for _, p := range []string{filepath.Join(ccfg.Client.StateDir, "state.db"), filepath.Join(ccfg.Client.AllocDir, allocID)} {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("client.state_dir/alloc_dir not used: %v", err)
+		}
 	}
 	if ports, ok := self.Config["Ports"].(map[string]any); !ok || ports["HTTP"] != float64(mustPort(t, cli.HTTPAddr())) {
 		t.Fatalf("self ports %v, want the bound HTTP port", self.Config["Ports"])

@@ -13,6 +13,7 @@ import (
 
 	"github.com/nomadish/nomadish/agent"
 	"github.com/nomadish/nomadish/agent/config"
+	"github.com/nomadish/nomadish/version"
 )
 
 // agentFlags are the command-line overrides of the agent configuration; a
@@ -166,7 +167,7 @@ func printBanner(m *Meta, cfg *config.Config, httpAddr string) {
 		{"Log Level", cfg.LogLevel},
 		{"Node Name", cfg.Name},
 		{"Region", fmt.Sprintf("%s (DC: %s)", cfg.Region, cfg.Datacenter)},
-		{"Version", Version},
+		{"Version", version.Version},
 	}
 	for _, r := range rows {
 		fmt.Fprintf(m.Out, "%20s: %s\n", r[0], r[1])

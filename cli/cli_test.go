@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/nomadish/nomadish/structs"
+	"github.com/nomadish/nomadish/version"
 )
 
 func TestUsageAndUnknown(t *testing.T) {
@@ -28,9 +29,9 @@ func TestVersion(t *testing.T) {
 	if code != 0 || !strings.HasPrefix(out, "nomadish v0.1.0") {
 		t.Fatalf("exit %d, out %q", code, out)
 	}
-	old := GitCommit
-	GitCommit = "abc1234"
-	defer func() { GitCommit = old }()
+	old := version.GitCommit
+	version.GitCommit = "abc1234"
+	defer func() { version.GitCommit = old }()
 	if _, out, _ := runCLI(nil, "version"); out != "nomadish v0.1.0 (abc1234)\n" {
 		t.Fatalf("out %q", out)
 	}

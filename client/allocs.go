@@ -14,6 +14,7 @@ func (c *Client) newRunner(a *structs.Allocation) (*allocrunner.AllocRunner, err
 		Drivers:    func(name string) (taskrunner.Driver, error) { return c.plugins.Driver(name) },
 		Region:     c.cfg.Region,
 		Datacenter: c.cfg.Datacenter,
+		Node:       c.Node,
 		Logger:     c.cfg.Logger,
 		OnUpdate:   c.batch.add,
 	})

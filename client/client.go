@@ -15,6 +15,7 @@ import (
 	"github.com/nomadish/nomadish/client/pluginmgr"
 	"github.com/nomadish/nomadish/client/state"
 	"github.com/nomadish/nomadish/structs"
+	"github.com/nomadish/nomadish/version"
 )
 
 // devKillWait bounds how long Shutdown waits for tasks in dev mode.
@@ -64,6 +65,9 @@ func New(cfg *Config, rpc RPCer) (*Client, error) {
 	if c.cfg.Region == "" {
 		c.cfg.Region = structs.DefaultRegion
 	}
+	if c.cfg.Version == "" {
+		c.cfg.Version = version.Version
+	}
 	if err := c.setupDataDir(); err != nil {
 		return nil, err
 	}
@@ -81,6 +85,8 @@ func New(cfg *Config, rpc RPCer) (*Client, error) {
 	return c, nil
 }
 
+// setupDataDir settles the data, state and alloc dirs (a temporary data
+// dir in dev mode) and creates the state and alloc dirs.
 func (c *Client) setupDataDir() error {
 	if c.cfg.DataDir == "" {
 		if !c.cfg.DevMode {
@@ -92,6 +98,12 @@ func (c *Client) setupDataDir() error {
 		}
 		c.cfg.DataDir, c.tmpDir = dir, dir
 	}
+	if c.cfg.StateDir == "" {
+		c.cfg.StateDir = filepath.Join(c.cfg.DataDir, "client")
+	}
+	if c.cfg.AllocDir == "" {
+		c.cfg.AllocDir = filepath.Join(c.cfg.DataDir, "alloc")
+	}
 	for _, d := range []string{c.clientDir(), c.allocRoot()} {
 		if err := os.MkdirAll(d, 0o711); err != nil {
 			return fmt.Errorf("creating %s: %w", d, err)
@@ -100,8 +112,10 @@ func (c *Client) setupDataDir() error {
 	return nil
 }
 
-func (c *Client) clientDir() string { return filepath.Join(c.cfg.DataDir, "client") }
-func (c *Client) allocRoot() string { return filepath.Join(c.cfg.DataDir, "alloc") }
+// clientDir is the state dir (state db, node and secret IDs); allocRoot
+// holds one directory per allocation.
+func (c *Client) clientDir() string { return c.cfg.StateDir }
+func (c *Client) allocRoot() string { return c.cfg.AllocDir }
 
 // init opens the state, fingerprints and starts the plugins concurrently,
 // and builds the node.
@@ -126,7 +140,7 @@ func (c *Client) init() error {
 		Launch: launch, Logger: c.cfg.Logger, OnChange: c.driversChanged})
 	var wg sync.WaitGroup
 	wg.Go(c.plugins.Start)
-	fp, err := fingerprint.Fingerprint(fingerprint.Config{DataDir: c.cfg.DataDir, Version: c.cfg.Version})
+	fp, err := fingerprint.Fingerprint(fingerprint.Config{DataDir: c.allocRoot(), Version: c.cfg.Version})
 	wg.Wait()
 	if err != nil {
 		return err

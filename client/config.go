@@ -20,6 +20,10 @@ type Config struct {
 	DataDir, NodeName, Datacenter, Region, NodeClass string
 	Meta                                             map[string]string
 	Servers                                          []string // informational; the RPCer is given
+	// StateDir holds the client's state db and node ID (default
+	// <DataDir>/client); AllocDir holds the allocations' directories and is
+	// the filesystem fingerprinted as disk (default <DataDir>/alloc).
+	StateDir, AllocDir string
 	// PluginConfig holds each plugin block's config, e.g.
 	// {"raw_exec": {"enabled": true}}.
 	PluginConfig map[string]map[string]any
@@ -33,7 +37,8 @@ type Config struct {
 
 	// HTTPAddr is the agent's HTTP address reported in the node (optional).
 	HTTPAddr string
-	// Version is reported as the nomad.version attribute.
+	// Version is reported as the nomad.version attribute (default
+	// version.Version).
 	Version string
 	// Launcher starts driver plugins (default: drivers.Launch with
 	// PluginExecutable). Tests inject fakes.

@@ -58,9 +58,7 @@ func (c *Client) registerAndHeartbeat() {
 			registered = err == nil
 			if registered && !watching {
 				watching = true
-				// Not in c.wg: a blocked query cannot be interrupted,
-				// so Shutdown does not wait for the watcher.
-				go c.watchAllocs()
+				c.wg.Go(c.watchAllocs)
 			}
 		} else {
 			ttl, err = c.heartbeat()

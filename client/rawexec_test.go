@@ -193,3 +193,30 @@ func TestRawExecPluginCrashRelaunches(t *testing.T) {
 	waitFor(t, "complete after stop", func() bool { return status(srv, "s1") == structs.AllocClientStatusComplete })
 	t.Logf("events %s", eventTypes(srv.Alloc("s1").TaskStates["t"]))
 }
+
+// TestRawExecUnknownConfigKeyIsUnhealthy: the real raw_exec plugin rejects
+// an unknown key; the node reports the driver unhealthy with the reason,
+// and Shutdown is prompt (no relaunch loop to wait for).
+func TestRawExecUnknownConfigKeyIsUnhealthy(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := clienttest.NewFakeServer()
+	defer srv.Close()
+	c, err := client.New(&client.Config{DataDir: t.TempDir(), PluginExecutable: exe,
+		PluginConfig: map[string]map[string]any{"raw_exec": {"enabled": true, "volumes": true}}}, srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "registration", func() bool { return srv.Node(c.NodeID()) != nil })
+	d := srv.Node(c.NodeID()).Drivers["raw_exec"]
+	if d == nil || d.Healthy || !d.Detected || !strings.Contains(d.HealthDescription, `unknown key "volumes"`) {
+		t.Fatalf("raw_exec driver info %+v", d)
+	}
+	start := time.Now()
+	c.Shutdown()
+	if el := time.Since(start); el > 5*time.Second {
+		t.Fatalf("Shutdown took %v", el)
+	}
+}

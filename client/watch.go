@@ -12,8 +12,8 @@ const allocWatchMaxWait = 5 * time.Minute
 // watchAllocs long-polls the node's allocations (Node.GetClientAllocs as a
 // blocking query), fetches those whose AllocModifyIndex moved
 // (Alloc.GetAllocs) and applies them to the runners. Runs in its own
-// goroutine until Shutdown. A blocked RPC cannot be interrupted, so
-// Shutdown does not wait for this loop: it returns when the RPC does.
+// goroutine (in c.wg) until Shutdown, which ends its queries at once
+// (blockingRPC).
 func (c *Client) watchAllocs() {
 	var index uint64
 	backoff := time.Duration(0)
@@ -62,7 +62,7 @@ func (c *Client) getClientAllocs(index uint64) (*structs.NodeClientAllocsRespons
 			MaxQueryTime: allocWatchMaxWait, AllowStale: true}}
 	c.nodeMu.Unlock()
 	var resp structs.NodeClientAllocsResponse
-	if err := c.rpc.RPC(structs.NodeGetClientAllocsRPC, req, &resp); err != nil {
+	if err := c.blockingRPC(structs.NodeGetClientAllocsRPC, req, &resp); err != nil {
 		return nil, err
 	}
 	return &resp, nil
@@ -92,7 +92,7 @@ func (c *Client) syncAllocs(resp *structs.NodeClientAllocsResponse) error {
 		req := &structs.AllocsGetRequest{AllocIDs: pull, QueryOptions: structs.QueryOptions{
 			Region: c.cfg.Region, MinQueryIndex: minIndex, MaxQueryTime: allocWatchMaxWait, AllowStale: true}}
 		var got structs.AllocsGetResponse
-		if err := c.rpc.RPC(structs.AllocGetAllocsRPC, req, &got); err != nil {
+		if err := c.blockingRPC(structs.AllocGetAllocsRPC, req, &got); err != nil {
 			return err
 		}
 		allocs = got.Allocs

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -25,9 +26,20 @@ func TestSecondClientJoins(t *testing.T) {
 			t.Logf("client2 log (tail):\n%s", c2.logTail())
 		}
 	})
-	if err := dev.waitReady(2, 30*time.Second); err != nil {
-		t.Fatal(err)
-	}
+	// Other tests' client nodes may still count as ready (until their
+	// heartbeat TTL passes), so wait for this one by name.
+	eventually(t, 30*time.Second, "node client2 ready", func() (bool, string) {
+		var nodes []struct{ Name, Status string }
+		if err := getJSON(dev.addr+"/v1/nodes", &nodes); err != nil {
+			return false, err.Error()
+		}
+		for _, n := range nodes {
+			if n.Name == "client2" && n.Status == "ready" {
+				return true, ""
+			}
+		}
+		return false, fmt.Sprintf("%+v", nodes)
+	})
 	r := nomadish(t, "node", "status")
 	ready := regexp.MustCompile(`(?m)^[0-9a-f]{8}\s.*\sready$`).FindAllString(r.out, -1)
 	if r.code != 0 || len(ready) < 2 || !strings.Contains(r.out, "client2") {

@@ -33,7 +33,10 @@ type Config struct {
 	State      StateDB // nil: nothing persisted
 	Region     string
 	Datacenter string
-	Logger     hclog.Logger
+	// Node returns the client's node for the tasks' interpolation
+	// (taskrunner.Config.Node); nil: no node values.
+	Node   func() *structs.Node
+	Logger hclog.Logger
 	// OnUpdate receives the allocation's client-side update (ID, NodeID,
 	// ClientStatus, ClientDescription, TaskStates) each time a task's state
 	// changes. It is called from task runner goroutines and must not block.
@@ -108,7 +111,7 @@ func (ar *AllocRunner) addTask(task *structs.Task) error {
 	}
 	tr, err := taskrunner.New(taskrunner.Config{
 		Alloc: ar.alloc, Task: task, AllocDir: ar.dir, Driver: drv, State: ar.cfg.State,
-		Region: ar.cfg.Region, Datacenter: ar.cfg.Datacenter, Logger: ar.cfg.Logger,
+		Region: ar.cfg.Region, Datacenter: ar.cfg.Datacenter, Node: ar.cfg.Node, Logger: ar.cfg.Logger,
 		OnUpdate: ar.taskStateUpdated,
 	})
 	if err != nil {

@@ -15,9 +15,10 @@ type FakePlugin struct {
 	*FakeDriver
 	Name string
 
-	mu      sync.Mutex
-	config  map[string]any
-	crashed bool
+	mu        sync.Mutex
+	config    map[string]any
+	configErr error // returned by SetConfig when set
+	crashed   bool
 }
 
 // NewFakePlugin returns a plugin for driver name over drv (a fresh
@@ -29,15 +30,27 @@ func NewFakePlugin(name string, drv *FakeDriver) *FakePlugin {
 	return &FakePlugin{FakeDriver: drv, Name: name}
 }
 
-// SetConfig records the plugin config.
+// SetConfig records the plugin config, or fails with the error given to
+// RejectConfig.
 func (p *FakePlugin) SetConfig(cfg map[string]any) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.crashed {
 		return base.ErrPluginShutdown
 	}
+	if p.configErr != nil {
+		return p.configErr
+	}
 	p.config = cfg
 	return nil
+}
+
+// RejectConfig makes SetConfig fail with err, like a driver given an
+// unknown key.
+func (p *FakePlugin) RejectConfig(err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.configErr = err
 }
 
 // Config returns the config given to SetConfig.

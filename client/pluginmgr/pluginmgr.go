@@ -1,8 +1,10 @@
 // Package pluginmgr runs the client's driver plugins: it launches each
 // enabled driver (in parallel, for a fast start), applies its config,
 // fingerprints its health, relaunches a plugin whose process died (with
-// backoff, the driver marked unhealthy meanwhile), and hands task runners a
-// stable Driver that always talks to the current plugin process.
+// backoff, the driver marked unhealthy meanwhile; a plugin that rejects its
+// config stays unhealthy with the reason and is not relaunched), and hands
+// task runners a stable Driver that always talks to the current plugin
+// process.
 package pluginmgr
 
 import (
@@ -20,8 +22,15 @@ import (
 	"github.com/nomadish/nomadish/structs"
 )
 
-// ErrUnknownDriver is returned by Driver for a driver that is not enabled.
-var ErrUnknownDriver = errors.New("pluginmgr: driver not enabled on this client")
+// Sentinels.
+var (
+	// ErrUnknownDriver is returned by Driver for a driver that is not enabled.
+	ErrUnknownDriver = errors.New("pluginmgr: driver not enabled on this client")
+	// ErrInvalidConfig wraps a plugin's SetConfig rejection (an unknown key,
+	// a wrong type). The driver is reported unhealthy with the message and
+	// not relaunched: the config cannot change until the agent restarts.
+	ErrInvalidConfig = errors.New("invalid plugin config")
+)
 
 // Plugin is what the manager needs from a launched driver plugin
 // (drivers.Driver satisfies it).
@@ -76,6 +85,9 @@ type instance struct {
 	plugin Plugin // nil while (re)launching
 	kill   func()
 	info   *structs.DriverInfo
+	// configErr is the plugin's rejection of its config (wrapping
+	// ErrInvalidConfig); once set, the plugin is never launched again.
+	configErr error
 	// poke (cap 1) asks the watcher to check the plugin now: a call
 	// through the proxy found the plugin process gone.
 	poke chan struct{}
@@ -103,12 +115,18 @@ func New(cfg Config) *Manager {
 
 // Start launches every plugin in parallel and waits for each one's first
 // fingerprint (or its failure); a plugin that fails is reported unhealthy
-// and retried in the background. Then each plugin is watched.
+// and retried in the background, unless it rejected its config
+// (ErrInvalidConfig), which no retry can fix. Then each plugin is watched.
 func (m *Manager) Start() {
 	var wg sync.WaitGroup
 	for _, inst := range m.instances {
 		wg.Go(func() {
-			if err := m.launch(inst); err != nil {
+			err := m.launch(inst)
+			switch {
+			case errors.Is(err, ErrInvalidConfig):
+				m.logger.Error("driver plugin config rejected; driver unhealthy until the agent restarts with a fixed config",
+					"driver", inst.name, "error", err)
+			case err != nil:
 				m.logger.Warn("driver plugin failed to start", "driver", inst.name, "error", err)
 			}
 		})
@@ -128,7 +146,14 @@ func (m *Manager) launch(inst *instance) error {
 	}
 	if err := p.SetConfig(inst.config); err != nil {
 		kill()
-		err = fmt.Errorf("configuring plugin: %w", err)
+		if errors.Is(err, base.ErrPluginShutdown) {
+			err = fmt.Errorf("configuring plugin: %w", err) // the process died: retry
+		} else {
+			err = fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+			m.mu.Lock()
+			inst.configErr = err
+			m.mu.Unlock()
+		}
 		m.setInfo(inst, nil, nil, err)
 		return err
 	}

@@ -42,8 +42,12 @@ func (p *proxy) check(err error) error {
 func (p *proxy) current() (Plugin, error) {
 	p.m.mu.Lock()
 	defer p.m.mu.Unlock()
-	if pl := p.m.instances[p.name].plugin; pl != nil {
+	inst := p.m.instances[p.name]
+	if pl := inst.plugin; pl != nil {
 		return pl, nil
+	}
+	if inst.configErr != nil {
+		return nil, fmt.Errorf("driver %q: %w", p.name, inst.configErr)
 	}
 	return nil, p.check(fmt.Errorf("driver %q: %w", p.name, base.ErrPluginShutdown))
 }

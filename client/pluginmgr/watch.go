@@ -2,13 +2,19 @@ package pluginmgr
 
 import (
 	"context"
+	"errors"
 	"time"
 )
 
 // watch fingerprints the plugin every HealthInterval; when the plugin is
 // gone (fingerprint error) it marks the driver unhealthy, kills what is
-// left of the process and relaunches it with backoff.
+// left of the process and relaunches it with backoff. Every wait ends at
+// once on Shutdown. It returns when the plugin rejected its config
+// (ErrInvalidConfig): the driver stays unhealthy with that message.
 func (m *Manager) watch(inst *instance) {
+	if m.invalid(inst) {
+		return
+	}
 	backoff := time.Second
 	t := time.NewTimer(m.cfg.HealthInterval)
 	defer t.Stop()
@@ -43,7 +49,13 @@ func (m *Manager) watch(inst *instance) {
 		if m.ctx.Err() != nil {
 			return
 		}
-		if err := m.launch(inst); err != nil {
+		err := m.launch(inst)
+		if errors.Is(err, ErrInvalidConfig) {
+			m.logger.Error("driver plugin config rejected; not relaunching", "driver", inst.name, "error", err)
+			m.changed()
+			return
+		}
+		if err != nil {
 			m.logger.Warn("relaunching driver plugin", "driver", inst.name, "error", err, "retry_in", backoff)
 			next = backoff
 			backoff = min(backoff*2, maxRelaunchBackoff)
@@ -54,6 +66,13 @@ func (m *Manager) watch(inst *instance) {
 		}
 		t.Reset(next)
 	}
+}
+
+// invalid reports whether the plugin rejected its config.
+func (m *Manager) invalid(inst *instance) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return inst.configErr != nil
 }
 
 func (m *Manager) dropPlugin(inst *instance) {

@@ -10,12 +10,31 @@ import (
 
 // BuildEnv returns the task's environment: its own env plus Nomad's
 // NOMAD_* variables describing the allocation, task and directories.
-// The NOMAD_* variables win over the task's env.
-func BuildEnv(alloc *structs.Allocation, task *structs.Task, dir *allocdir.AllocDir, region, dc string) map[string]string {
-	env := make(map[string]string, len(task.Env)+16)
+// The NOMAD_* variables win over the task's env. The task's env values are
+// interpolated (Interpolate) against that environment, then nodeVals
+// (NodeValues), so `FOO = "${NOMAD_ALLOC_ID}-${attr.kernel.name}"` works.
+func BuildEnv(alloc *structs.Allocation, task *structs.Task, dir *allocdir.AllocDir, region, dc string, nodeVals map[string]string) map[string]string {
+	nomad := nomadEnv(alloc, task, dir, region, dc)
+	raw := make(map[string]string, len(task.Env)+len(nomad))
 	for k, v := range task.Env {
+		raw[k] = v
+	}
+	for k, v := range nomad {
+		raw[k] = v
+	}
+	env := make(map[string]string, len(raw))
+	for k, v := range raw {
+		if _, ok := nomad[k]; !ok {
+			v = Interpolate(v, raw, nodeVals)
+		}
 		env[k] = v
 	}
+	return env
+}
+
+// nomadEnv returns the NOMAD_* variables of a task.
+func nomadEnv(alloc *structs.Allocation, task *structs.Task, dir *allocdir.AllocDir, region, dc string) map[string]string {
+	env := make(map[string]string, 16)
 	td := dir.TaskDir(task.Name)
 	env["NOMAD_ALLOC_DIR"] = dir.SharedDir
 	env["NOMAD_TASK_DIR"] = td.LocalDir
@@ -55,26 +74,41 @@ func taskResources(alloc *structs.Allocation, task *structs.Task) (cpu, mem, mem
 }
 
 // BuildTaskConfig returns what the driver gets to start the task; id is the
-// driver's task ID.
-func BuildTaskConfig(id string, alloc *structs.Allocation, task *structs.Task, dir *allocdir.AllocDir, region, dc string) *TaskConfig {
+// driver's task ID and node the client's node (nil: no node values). The
+// task's config (every string, through nested maps and lists), env values
+// and user are interpolated with the task's environment and the node's
+// values (NodeValues); task.Config is not modified. The logs block sets the
+// rotation; `disabled = true` leaves StdoutPath and StderrPath empty, which
+// every driver honours by sending the streams to /dev/null (no log files,
+// as Nomad's logs.disabled).
+func BuildTaskConfig(id string, alloc *structs.Allocation, task *structs.Task, dir *allocdir.AllocDir, region, dc string, node *structs.Node) *TaskConfig {
 	cpu, mem, memMax := taskResources(alloc, task)
 	jobName := alloc.JobID
 	if alloc.Job != nil {
 		jobName = alloc.Job.Name
 	}
-	return &TaskConfig{
+	nodeVals := NodeValues(node, region)
+	env := BuildEnv(alloc, task, dir, region, dc, nodeVals)
+	cfg := &TaskConfig{
 		ID:            id,
 		JobName:       jobName,
 		TaskGroupName: alloc.TaskGroup,
 		Name:          task.Name,
 		AllocID:       alloc.ID,
-		Env:           BuildEnv(alloc, task, dir, region, dc),
-		User:          task.User,
-		Config:        task.Config,
+		Env:           env,
+		User:          Interpolate(task.User, env, nodeVals),
+		Config:        InterpolateConfig(task.Config, env, nodeVals),
 		Resources:     base.Resources{CPUShares: cpu, MemoryMB: mem, MemoryMaxMB: memMax},
 		AllocDir:      dir.SharedDir,
 		TaskDir:       dir.TaskDir(task.Name).Dir,
 		StdoutPath:    dir.LogPath(task.Name, "stdout"),
 		StderrPath:    dir.LogPath(task.Name, "stderr"),
 	}
+	if lc := task.LogConfig; lc != nil {
+		cfg.LogMaxFiles, cfg.LogMaxFileSizeMB = lc.MaxFiles, lc.MaxFileSizeMB
+		if lc.Disabled {
+			cfg.StdoutPath, cfg.StderrPath = "", ""
+		}
+	}
+	return cfg
 }

@@ -70,7 +70,11 @@ func (tr *TaskRunner) recover() bool {
 // start starts the task; it reports whether it runs.
 func (tr *TaskRunner) start() bool {
 	id := fmt.Sprintf("%s/%s/%s", tr.cfg.Alloc.ID, tr.cfg.Task.Name, structs.GenerateUUID()[:8])
-	cfg := BuildTaskConfig(id, tr.cfg.Alloc, tr.cfg.Task, tr.cfg.AllocDir, tr.cfg.Region, tr.cfg.Datacenter)
+	var node *structs.Node
+	if tr.cfg.Node != nil {
+		node = tr.cfg.Node()
+	}
+	cfg := BuildTaskConfig(id, tr.cfg.Alloc, tr.cfg.Task, tr.cfg.AllocDir, tr.cfg.Region, tr.cfg.Datacenter, node)
 	h, err := tr.cfg.Driver.StartTask(cfg)
 	if err != nil {
 		ev := structs.NewTaskEvent(structs.TaskDriverFailure, tr.now())

@@ -35,7 +35,11 @@ type Config struct {
 	State      StateDB // nil: nothing persisted
 	Region     string
 	Datacenter string
-	Logger     hclog.Logger
+	// Node returns the client's node (a copy the runner may keep) for
+	// ${attr.*}, ${meta.*} and ${node.*} in the task's config, env and
+	// user; called at each start. nil: those references stay as they are.
+	Node   func() *structs.Node
+	Logger hclog.Logger
 	// OnUpdate is called from the runner's goroutine after the task state
 	// changed; it must not block.
 	OnUpdate func()

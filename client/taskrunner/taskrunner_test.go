@@ -28,12 +28,27 @@ func testAlloc(jobType string, task *structs.Task, rp *structs.RestartPolicy) *s
 
 func newRunner(t *testing.T, alloc *structs.Allocation, drv taskrunner.Driver, db taskrunner.StateDB, dir string) *taskrunner.TaskRunner {
 	t.Helper()
-	ad := allocdir.New(dir, alloc.ID)
+	return newRunnerWith(t, alloc, drv, func(c *taskrunner.Config) { c.State = db }, dir)
+}
+
+// newRunnerWith builds a runner in dir (a temp dir when omitted), letting
+// adjust change its config.
+func newRunnerWith(t *testing.T, alloc *structs.Allocation, drv taskrunner.Driver, adjust func(*taskrunner.Config), dir ...string) *taskrunner.TaskRunner {
+	t.Helper()
+	root := t.TempDir()
+	if len(dir) > 0 {
+		root = dir[0]
+	}
+	ad := allocdir.New(root, alloc.ID)
 	if err := ad.Build([]string{alloc.Job.TaskGroups[0].Tasks[0].Name}); err != nil {
 		t.Fatal(err)
 	}
-	tr, err := taskrunner.New(taskrunner.Config{Alloc: alloc, Task: alloc.Job.TaskGroups[0].Tasks[0], AllocDir: ad,
-		Driver: drv, State: db, Region: "global", Datacenter: "dc1"})
+	cfg := taskrunner.Config{Alloc: alloc, Task: alloc.Job.TaskGroups[0].Tasks[0], AllocDir: ad,
+		Driver: drv, Region: "global", Datacenter: "dc1"}
+	if adjust != nil {
+		adjust(&cfg)
+	}
+	tr, err := taskrunner.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

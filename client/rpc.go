@@ -1,0 +1,27 @@
+package client
+
+import "errors"
+
+// errShuttingDown is what a blocking query returns once Shutdown began.
+var errShuttingDown = errors.New("client: shutting down")
+
+// blockingRPC makes a blocking query (Node.GetClientAllocs,
+// Alloc.GetAllocs: the server may hold it up to MaxQueryTime, 5 minutes)
+// that returns errShuttingDown as soon as Shutdown begins, so Shutdown
+// waits for the loops making such queries without waiting for the server.
+// An RPC cannot be interrupted: the abandoned call finishes in its own
+// goroutine when the server answers or shuts down, writing into reply,
+// which the caller must not read after errShuttingDown.
+func (c *Client) blockingRPC(method string, args, reply any) error {
+	if c.ctx.Err() != nil {
+		return errShuttingDown
+	}
+	done := make(chan error, 1)
+	go func() { done <- c.rpc.RPC(method, args, reply) }()
+	select {
+	case err := <-done:
+		return err
+	case <-c.ctx.Done():
+		return errShuttingDown
+	}
+}
