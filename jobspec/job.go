@@ -10,6 +10,8 @@ import (
 // block sets name; nothing else is defaulted (that is Canonicalize's job).
 func (p *parser) decodeJob(b *hclsyntax.Block) *structs.Job {
 	job := &structs.Job{ID: b.Labels[0], Name: b.Labels[0]}
+	var jobResched *rescheduleBlock
+	groupResched := map[*structs.TaskGroup]*rescheduleBlock{}
 	p.decodeBody(b.Body, bodySpec{
 		where: "job",
 		attrs: map[string]any{
@@ -20,22 +22,30 @@ func (p *parser) decodeJob(b *hclsyntax.Block) *structs.Job {
 		blocks: blockFuncs{
 			"meta": func(b *hclsyntax.Block) { p.stringMapBlock(b, &job.Meta) },
 			"group": func(b *hclsyntax.Block) {
-				if tg := p.decodeGroup(b); tg != nil {
+				if tg, rb := p.decodeGroup(b); tg != nil {
 					job.TaskGroups = append(job.TaskGroups, tg)
+					if rb != nil {
+						groupResched[tg] = rb
+					}
 				}
 			},
+			"reschedule": func(b *hclsyntax.Block) { jobResched = p.decodeReschedule(b) },
 		},
 		multi: map[string]bool{"group": true},
 	})
 	fillRestartDefaults(job, p.restartSet)
+	p.fillReschedule(job, jobResched, groupResched)
 	return job
 }
 
-func (p *parser) decodeGroup(b *hclsyntax.Block) *structs.TaskGroup {
+// decodeGroup decodes a group block and returns its reschedule block, if
+// any, for fillReschedule.
+func (p *parser) decodeGroup(b *hclsyntax.Block) (*structs.TaskGroup, *rescheduleBlock) {
 	if !p.labels(b, "name") {
-		return nil
+		return nil, nil
 	}
 	tg := &structs.TaskGroup{Name: b.Labels[0]}
+	var resched *rescheduleBlock
 	p.decodeBody(b.Body, bodySpec{
 		where: "group",
 		attrs: map[string]any{"count": &tg.Count, "meta": &tg.Meta},
@@ -46,6 +56,7 @@ func (p *parser) decodeGroup(b *hclsyntax.Block) *structs.TaskGroup {
 				p.decodeRestart(b, tg.RestartPolicy)
 				p.noteRestart(tg.RestartPolicy, b)
 			},
+			"reschedule": func(b *hclsyntax.Block) { resched = p.decodeReschedule(b) },
 			"task": func(b *hclsyntax.Block) {
 				if t := p.decodeTask(b); t != nil {
 					tg.Tasks = append(tg.Tasks, t)
@@ -54,7 +65,7 @@ func (p *parser) decodeGroup(b *hclsyntax.Block) *structs.TaskGroup {
 		},
 		multi: map[string]bool{"task": true},
 	})
-	return tg
+	return tg, resched
 }
 
 func (p *parser) decodeRestart(b *hclsyntax.Block, rp *structs.RestartPolicy) {

@@ -119,6 +119,8 @@ type parser struct {
 	ctx   *hcl.EvalContext
 	// restartSet holds, per decoded restart block, the attributes it set.
 	restartSet map[*structs.RestartPolicy]map[string]bool
+	// reschedReported holds the reschedule problems already reported.
+	reschedReported map[string]bool
 }
 
 func (p *parser) parse() *structs.Job {

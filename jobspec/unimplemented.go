@@ -7,9 +7,9 @@ package jobspec
 var (
 	ignoredBlocks = map[string]map[string]bool{
 		"job": set("affinity", "constraint", "consul", "migrate", "multiregion", "parameterized",
-			"periodic", "reschedule", "spread", "ui", "update", "vault"),
+			"periodic", "spread", "ui", "update", "vault"),
 		"group": set("affinity", "consul", "constraint", "disconnect", "ephemeral_disk", "migrate",
-			"network", "reschedule", "scaling", "service", "spread", "update", "vault", "volume"),
+			"network", "scaling", "service", "spread", "update", "vault", "volume"),
 		"task": set("action", "affinity", "artifact", "consul", "constraint", "csi_plugin",
 			"dispatch_payload", "identity", "lifecycle", "restart", "scaling", "schedule", "secret",
 			"service", "template", "vault", "volume_mount"),

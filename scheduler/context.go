@@ -56,7 +56,12 @@ func (c *evalContext) proposedAllocs(nodeID string) ([]*structs.Allocation, erro
 			out = append(out, a)
 		}
 	}
-	return append(out, placed...), nil
+	for _, a := range placed {
+		if !a.TerminalStatus() { // skip in-place updates of failed allocs
+			out = append(out, a)
+		}
+	}
+	return out, nil
 }
 
 // newMetric starts the metric of one Select over inPool candidate nodes.

@@ -25,6 +25,7 @@ type genericScheduler struct {
 	plan   *structs.Plan
 	failed map[string]*structs.AllocMetric // FailedTGAllocs
 	queued map[string]int                  // QueuedAllocations
+	desc   string                          // StatusDescription of a complete eval
 }
 
 func newGenericScheduler(schedType string, cfg Config) *genericScheduler {
@@ -68,11 +69,11 @@ func (s *genericScheduler) Process(eval *structs.Evaluation) error {
 		if err := s.planner.CreateEval(blocked); err != nil {
 			return fmt.Errorf("creating blocked eval for eval %q: %w", eval.ID, err)
 		}
-		e := s.outcome(structs.EvalStatusComplete, "")
+		e := s.outcome(structs.EvalStatusComplete, s.desc)
 		e.BlockedEval = blocked.ID
 		return s.planner.UpdateEval(e)
 	}
-	return s.planner.UpdateEval(s.outcome(structs.EvalStatusComplete, ""))
+	return s.planner.UpdateEval(s.outcome(structs.EvalStatusComplete, s.desc))
 }
 
 // outcome returns a copy of the eval with the status and results set.
@@ -105,7 +106,7 @@ func (s *genericScheduler) attempt() (done bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	res := Reconcile(Input{Job: s.job, Allocs: allocs, TaintedNodes: tainted, Now: s.now()})
+	res := Reconcile(Input{Job: s.job, Allocs: allocs, TaintedNodes: tainted, Now: s.now(), EvalID: s.eval.ID})
 	if s.onReconcile != nil {
 		s.onReconcile(&res)
 	}
@@ -113,6 +114,10 @@ func (s *genericScheduler) attempt() (done bool, err error) {
 	s.plan.SnapshotIndex = index
 	for _, st := range res.Stop {
 		s.plan.AppendStoppedAlloc(st.Alloc, st.Description, st.ClientStatus)
+	}
+	s.desc = notRescheduledDesc(res.NotRescheduled)
+	if err := s.createFollowups(res.Followups); err != nil {
+		return false, err
 	}
 	s.failed, s.queued = nil, map[string]int{}
 	if !s.job.Stopped() {
@@ -141,6 +146,9 @@ func (s *genericScheduler) submit() (bool, error) {
 	s.logger.Debug("plan submitted", append(s.plan.Fields(), result.Fields()...)...)
 	for _, allocs := range result.NodeAllocation {
 		for _, a := range allocs {
+			if a.TerminalStatus() {
+				continue // an in-place update of a failed alloc (FollowupEvalID)
+			}
 			if s.queued[a.TaskGroup] > 0 {
 				s.queued[a.TaskGroup]--
 			}
@@ -205,6 +213,9 @@ func (s *genericScheduler) newAlloc(p Placement, node *structs.Node, metric *str
 	}
 	if p.Previous != nil {
 		a.PreviousAllocation = p.Previous.ID
+	}
+	if p.Reschedule {
+		a.RescheduleTracker = p.Previous.NextRescheduleTracker(reschedulePolicy(s.job, p.TaskGroup), now)
 	}
 	return a
 }

@@ -27,6 +27,9 @@ type Input struct {
 	Allocs       []*structs.Allocation
 	TaintedNodes map[string]*structs.Node
 	Now          time.Time
+	// EvalID is the eval being processed: a failed alloc whose
+	// FollowupEvalID it is gets rescheduled now.
+	EvalID string
 }
 
 // Placement is one allocation to place.
@@ -40,6 +43,9 @@ type Placement struct {
 	// Destructive is set when Previous is stopped in the same plan because
 	// the group's tasks changed.
 	Destructive bool
+	// Reschedule is set when Previous failed and is replaced under the
+	// group's reschedule policy: the new alloc carries its tracker.
+	Reschedule bool
 }
 
 // Stop is one allocation to stop.
@@ -55,6 +61,12 @@ type Result struct {
 	Place  []Placement
 	Stop   []Stop
 	Ignore []*structs.Allocation
+	// Followups are the delayed reschedules, earliest first: one follow-up
+	// eval each, for failed allocs that may not be replaced yet.
+	Followups []Followup
+	// NotRescheduled counts, per group, failed allocs that the reschedule
+	// policy does not allow to be replaced (disabled or attempts used up).
+	NotRescheduled map[string]int
 	// DesiredTGUpdates counts place/stop/ignore/destructive-update per
 	// group (plan annotations). A destructive update is one entry in Stop
 	// and one in Place, counted only as DestructiveUpdate.
@@ -63,7 +75,7 @@ type Result struct {
 
 // Fields returns key/value pairs for structured logs.
 func (r *Result) Fields() []any {
-	return []any{"place", len(r.Place), "stop", len(r.Stop), "ignore", len(r.Ignore)}
+	return []any{"place", len(r.Place), "stop", len(r.Stop), "ignore", len(r.Ignore), "followups", len(r.Followups)}
 }
 
 // Reconcile compares a job's groups with its existing allocations and says
@@ -78,7 +90,10 @@ func (r *Result) Fields() []any {
 // destructive update, all at once: there is no update block yet). Terminal
 // allocs are history: a service group replaces them, a batch group replaces
 // failed or lost ones but counts a successfully completed alloc toward its
-// count.
+// count. A failed alloc is replaced only as its group's reschedule policy
+// allows (see reschedule.go): until its delay has passed, or for good when
+// the policy does not allow it, it counts toward the count in place of its
+// replacement.
 func Reconcile(in Input) Result {
 	res := Result{DesiredTGUpdates: map[string]*structs.DesiredUpdates{}}
 	byGroup := map[string][]*structs.Allocation{}
@@ -86,13 +101,20 @@ func Reconcile(in Input) Result {
 		byGroup[a.TaskGroup] = append(byGroup[a.TaskGroup], a)
 	}
 	batch := in.Job != nil && in.Job.Type == structs.JobTypeBatch
+	var later []delayed
 	if !in.Job.Stopped() {
+		superseded := supersededAllocs(in.Allocs)
 		for _, tg := range in.Job.TaskGroups {
-			g := groupReconciler{job: in.Job, tg: tg, batch: batch, tainted: in.TaintedNodes, res: &res}
+			g := groupReconciler{
+				job: in.Job, tg: tg, batch: batch, tainted: in.TaintedNodes, res: &res,
+				now: in.Now, evalID: in.EvalID, superseded: superseded,
+			}
 			g.reconcile(byGroup[tg.Name])
+			later = append(later, g.later...)
 			delete(byGroup, tg.Name)
 		}
 	}
+	res.Followups = batchFollowups(later)
 	desc := allocGroupRemoved
 	if in.Job.Stopped() {
 		desc = allocJobStopped
@@ -126,7 +148,12 @@ type groupReconciler struct {
 	tainted map[string]*structs.Node
 	res     *Result
 
-	keep     []*structs.Allocation        // live or (batch) completed: count toward Count
+	now        time.Time
+	evalID     string
+	superseded map[string]bool // IDs of failed allocs already replaced
+
+	keep     []*structs.Allocation        // live, (batch) completed or failed-waiting: count toward Count
+	later    []delayed                    // failed allocs in keep that need a follow-up eval
 	replaced map[uint]*structs.Allocation // newest alloc to replace, by index
 	updated  map[uint]bool                // indexes replaced by a destructive update
 }
@@ -144,14 +171,17 @@ func (g *groupReconciler) reconcile(allocs []*structs.Allocation) {
 			g.keep = append(g.keep, a)
 		case g.batch && a.ClientStatus == structs.AllocClientStatusComplete:
 			g.keep = append(g.keep, a)
+		case a.DesiredStatus == structs.AllocDesiredStatusRun && a.ClientStatus == structs.AllocClientStatusFailed:
+			g.failed(a, u)
 		case a.DesiredStatus == structs.AllocDesiredStatusRun:
-			// Terminal by the client's report (failed, lost, or a
-			// service that exited): replace it.
+			// Terminal by the client's report (lost, or a service
+			// that exited): replace it.
 			g.markReplaced(a)
 		}
 	}
 	g.stopExcess(u)
 	g.stopChanged(u)
+	g.keepLater(u)
 	u.Ignore += uint64(len(g.keep))
 	g.res.Ignore = append(g.res.Ignore, g.keep...)
 	g.placeMissing(u)
@@ -188,7 +218,7 @@ func (g *groupReconciler) stopExcess(u *structs.DesiredUpdates) {
 		g.stop(a, allocDuplicateName, u)
 	}
 	for i := len(kept) - 1; i >= 0 && len(kept) > g.tg.Count; i-- {
-		if isLive(kept[i]) {
+		if isLive(kept[i]) || isFailedRun(kept[i]) {
 			g.stop(kept[i], allocScaledDown, u)
 			kept = append(kept[:i], kept[i+1:]...)
 		}
@@ -237,12 +267,18 @@ func (g *groupReconciler) placeMissing(u *structs.DesiredUpdates) {
 		if !p.Destructive {
 			u.Place++
 		}
+		if p.Reschedule {
+			u.RescheduleNow++
+		}
 	}
 	g.res.Place = append(g.res.Place, places...)
 }
 
 func (g *groupReconciler) placement(i uint, prev *structs.Allocation) Placement {
-	return Placement{TaskGroup: g.tg, Index: i, Previous: prev, Name: structs.AllocName(g.job.ID, g.tg.Name, i), Destructive: g.updated[i]}
+	return Placement{
+		TaskGroup: g.tg, Index: i, Previous: prev, Name: structs.AllocName(g.job.ID, g.tg.Name, i), Destructive: g.updated[i],
+		Reschedule: prev != nil && !g.updated[i] && isFailedRun(prev),
+	}
 }
 
 // stopChanged stops the live kept allocs whose group's tasks changed and

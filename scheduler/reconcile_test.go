@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nomadish/nomadish/structs"
 )
@@ -104,7 +105,9 @@ func TestReconcile(t *testing.T) {
 	cases = append(cases, updateCases()...)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got := Reconcile(Input{Job: c.job, Allocs: c.allocs, TaintedNodes: c.tainted})
+			// Failed allocs failed at ModifyTime 0 (1970), long enough
+			// ago for any default reschedule delay.
+			got := Reconcile(Input{Job: c.job, Allocs: c.allocs, TaintedNodes: c.tainted, Now: time.Unix(0, 0).Add(time.Hour)})
 			if s := summary(got); s != c.want {
 				t.Errorf("got  %s\nwant %s", s, c.want)
 			}

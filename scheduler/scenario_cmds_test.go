@@ -22,12 +22,17 @@ import (
 //	node down|up|drain|ineligible <id>   (down also creates node-update evals)
 //	job add <id> [type=service] [count=1] [cpu=100] [mem=300] [disk=0] [driver=raw_exec]
 //	        [dc=*] [all_at_once=false]           (creates a job-register eval)
+//	        [reschedule=attempts:1,interval:24h,delay:5s,delay_function:constant,max_delay:1h,unlimited:false]
+//	        (fields left out keep the job type's default policy)
 //	job scale <id> count=N | job update <id> [cpu=] [mem=] [count=] | job stop <id> | job purge <id>
 //	        (each creates an eval)
-//	alloc set <name> status=running|complete|failed   (failed creates an alloc-failure eval)
+//	alloc set <name> status=running|complete|failed   (failed creates an alloc-failure eval;
+//	        the alloc failed now: ModifyTime and its tasks' FinishedAt)
+//	clock advance <duration>        (the scheduler's Now moves forward)
 //	conflict <node> cpu=N mem=M     (before the next plan is applied, another job takes that)
 //	reject-plans                    (the plan applier rejects every node from now on)
-//	process [blocked]               (process pending evals, or the blocked ones, in order)
+//	process [blocked]               (process pending evals whose WaitUntil has come, or the
+//	                                 blocked ones, in order)
 //	print plan|plans|evals|allocs|nodes|metrics <alloc name>
 type scenario struct {
 	t     *testing.T
@@ -36,8 +41,11 @@ type scenario struct {
 	plans int // len(store.Plans) before the last process
 }
 
+// scenarioStart is the scenario clock's first reading.
+var scenarioStart = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
 func newScenario(t *testing.T) *scenario {
-	return &scenario{t: t, store: schedulertest.NewStore(), now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	return &scenario{t: t, store: schedulertest.NewStore(), now: scenarioStart}
 }
 
 func (sc *scenario) run(line string) string {
@@ -54,6 +62,13 @@ func (sc *scenario) run(line string) string {
 		return sc.jobChange(f[1], f[2], args)
 	case len(f) >= 3 && f[0] == "alloc" && f[1] == "set":
 		return sc.allocSet(f[2], args["status"])
+	case len(f) == 3 && f[0] == "clock" && f[1] == "advance":
+		d, err := time.ParseDuration(f[2])
+		if err != nil {
+			sc.t.Fatalf("clock advance %q: %v", f[2], err)
+		}
+		sc.now = sc.now.Add(d)
+		return ""
 	case len(f) >= 2 && f[0] == "conflict":
 		return sc.conflict(f[1], args)
 	case len(f) == 1 && f[0] == "reject-plans":
@@ -183,6 +198,9 @@ func (sc *scenario) jobAdd(id string, args map[string]string) string {
 		j.Datacenters = list(dc)
 	}
 	j.AllAtOnce = args["all_at_once"] == "true"
+	if r, ok := args["reschedule"]; ok {
+		sc.reschedule(j.TaskGroups[0].ReschedulePolicy, r)
+	}
 	sc.store.UpsertJob(j)
 	sc.store.UpsertEval(sc.newEval(j, structs.EvalTriggerJobRegister))
 	return ""
@@ -233,6 +251,10 @@ func (sc *scenario) allocSet(name, status string) string {
 	}
 	a := target.Copy()
 	a.ClientStatus = status
+	a.ModifyTime = sc.now.UnixNano()
+	if status == structs.AllocClientStatusFailed || status == structs.AllocClientStatusComplete {
+		a.TaskStates = map[string]*structs.TaskState{"task": {State: structs.TaskStateDead, Failed: status == structs.AllocClientStatusFailed, FinishedAt: sc.now}}
+	}
 	sc.store.UpsertAllocs(a)
 	if status == structs.AllocClientStatusFailed {
 		sc.store.UpsertEval(sc.newEval(a.Job, structs.EvalTriggerRetryFailedAlloc))
@@ -273,7 +295,7 @@ func (sc *scenario) process(blocked bool) string {
 	sc.plans = len(sc.store.Plans)
 	var out []string
 	for _, e := range sc.store.Evals() {
-		if e.Status != want {
+		if e.Status != want || e.WaitUntil.After(sc.now) {
 			continue
 		}
 		s, err := scheduler.New(e.Type, scheduler.Config{State: sc.store, Planner: sc.store, Now: func() time.Time { return sc.now }})
@@ -299,4 +321,31 @@ func (sc *scenario) name(id string) string {
 		}
 	}
 	return "?"
+}
+
+// reschedule sets the fields of rp named in spec, "key:value,...".
+func (sc *scenario) reschedule(rp *structs.ReschedulePolicy, spec string) {
+	for _, kv := range list(spec) {
+		k, v, _ := strings.Cut(kv, ":")
+		var err error
+		switch k {
+		case "attempts":
+			rp.Attempts, err = strconv.Atoi(v)
+		case "interval":
+			rp.Interval, err = time.ParseDuration(v)
+		case "delay":
+			rp.Delay, err = time.ParseDuration(v)
+		case "max_delay":
+			rp.MaxDelay, err = time.ParseDuration(v)
+		case "delay_function":
+			rp.DelayFunction = v
+		case "unlimited":
+			rp.Unlimited, err = strconv.ParseBool(v)
+		default:
+			sc.t.Fatalf("unknown reschedule field %q", k)
+		}
+		if err != nil {
+			sc.t.Fatalf("reschedule %s: %v", kv, err)
+		}
+	}
 }

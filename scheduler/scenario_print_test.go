@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/nomadish/nomadish/structs"
 )
@@ -51,6 +52,10 @@ func (sc *scenario) planText(p *structs.Plan, r *structs.PlanResult) string {
 			parts = append(parts, s)
 		}
 		for _, a := range sortedByName(p.NodeAllocation[node]) {
+			if a.TerminalStatus() { // an in-place update of a failed alloc
+				parts = append(parts, "update "+a.Name+" (followup "+sc.name(a.FollowupEvalID)+")")
+				continue
+			}
 			s := "place " + a.Name
 			if a.PreviousAllocation != "" {
 				s += " (replaces " + sc.allocName(a.PreviousAllocation) + ")"
@@ -99,6 +104,9 @@ func (sc *scenario) evalLine(e *structs.Evaluation) string {
 	if e.PreviousEval != "" {
 		s += " previous=" + sc.name(e.PreviousEval)
 	}
+	if !e.WaitUntil.IsZero() {
+		s += " wait_until=" + sc.at(e.WaitUntil)
+	}
 	return s
 }
 
@@ -136,7 +144,18 @@ func countsText(m map[string]int) string {
 func (sc *scenario) allocsText() string {
 	var out []string
 	for _, a := range sc.store.Allocs() {
-		out = append(out, fmt.Sprintf("%s %s %s/%s", a.Name, a.NodeID, a.DesiredStatus, a.ClientStatus))
+		s := fmt.Sprintf("%s %s %s/%s", a.Name, a.NodeID, a.DesiredStatus, a.ClientStatus)
+		if a.FollowupEvalID != "" {
+			s += " followup=" + sc.name(a.FollowupEvalID)
+		}
+		if rt := a.RescheduleTracker; rt != nil {
+			var ev []string
+			for _, e := range rt.Events {
+				ev = append(ev, fmt.Sprintf("{at=%s prev=%s delay=%s}", sc.at(time.Unix(0, e.RescheduleTime)), sc.allocName(e.PrevAllocID), e.Delay))
+			}
+			s += " reschedules=[" + strings.Join(ev, " ") + "]"
+		}
+		out = append(out, s)
 	}
 	if len(out) == 0 {
 		return "(none)"
@@ -220,4 +239,9 @@ func contains(ss []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// at renders t as the time since the scenario's start, e.g. "T+1m30s".
+func (sc *scenario) at(t time.Time) string {
+	return "T+" + t.Sub(scenarioStart).String()
 }

@@ -94,9 +94,11 @@ func TestEndToEndPlacement(t *testing.T) {
 		t.Fatalf("bad secret: %v", err)
 	}
 
-	// One alloc fails: a replacement is placed.
+	// One alloc fails, longer ago than the reschedule delay (service
+	// default 30s): a replacement is placed at once.
 	allocs := runningAllocs(s.State(), nil, "web")
-	failed := &structs.Allocation{ID: allocs[0].ID, NodeID: "n1", ClientStatus: structs.AllocClientStatusFailed}
+	failed := &structs.Allocation{ID: allocs[0].ID, NodeID: "n1", ClientStatus: structs.AllocClientStatusFailed,
+		TaskStates: map[string]*structs.TaskState{"t": {State: structs.TaskStateDead, Failed: true, FinishedAt: time.Now().Add(-time.Hour)}}}
 	var gr structs.GenericResponse
 	if err := s.RPC(structs.NodeUpdateAllocRPC, &structs.AllocUpdateRequest{Alloc: []*structs.Allocation{failed}}, &gr); err != nil {
 		t.Fatal(err)

@@ -40,6 +40,8 @@ type Allocation struct {
 	PreviousAllocation string
 	NextAllocation     string
 	FollowupEvalID     string
+	// RescheduleTracker lists the reschedules that led to this allocation.
+	RescheduleTracker *RescheduleTracker
 
 	CreateIndex      uint64
 	ModifyIndex      uint64
@@ -133,6 +135,7 @@ type AllocListStub struct {
 	ClientDescription  string
 	TaskStates         map[string]*TaskState
 	FollowupEvalID     string
+	RescheduleTracker  *RescheduleTracker
 	CreateIndex        uint64
 	ModifyIndex        uint64
 	CreateTime         int64
@@ -146,7 +149,7 @@ func (a *Allocation) Stub() *AllocListStub {
 		NodeName: a.NodeName, JobID: a.JobID, TaskGroup: a.TaskGroup,
 		DesiredStatus: a.DesiredStatus, DesiredDescription: a.DesiredDescription,
 		ClientStatus: a.ClientStatus, ClientDescription: a.ClientDescription,
-		TaskStates: a.TaskStates, FollowupEvalID: a.FollowupEvalID,
+		TaskStates: a.TaskStates, FollowupEvalID: a.FollowupEvalID, RescheduleTracker: a.RescheduleTracker,
 		CreateIndex: a.CreateIndex, ModifyIndex: a.ModifyIndex,
 		CreateTime: a.CreateTime, ModifyTime: a.ModifyTime,
 	}

@@ -31,18 +31,21 @@ const (
 
 // Job is the unit a user submits: task groups to place on nodes.
 type Job struct {
-	Region            string
-	Namespace         string
-	ID                string
-	ParentID          string
-	Name              string
-	Type              string
-	Priority          int
-	AllAtOnce         bool
-	Datacenters       []string
-	NodePool          string
-	TaskGroups        []*TaskGroup
-	Meta              map[string]string
+	Region      string
+	Namespace   string
+	ID          string
+	ParentID    string
+	Name        string
+	Type        string
+	Priority    int
+	AllAtOnce   bool
+	Datacenters []string
+	NodePool    string
+	TaskGroups  []*TaskGroup
+	Meta        map[string]string
+	// Reschedule is the job-level reschedule policy (Nomad's API field):
+	// Canonicalize gives it to every group without its own.
+	Reschedule        *ReschedulePolicy
 	Stop              bool
 	Status            string
 	StatusDescription string
@@ -61,7 +64,10 @@ type TaskGroup struct {
 	Count         int
 	Tasks         []*Task
 	RestartPolicy *RestartPolicy
-	Meta          map[string]string
+	// ReschedulePolicy says when a failed allocation of the group is
+	// replaced; nil (system jobs) means never.
+	ReschedulePolicy *ReschedulePolicy
+	Meta             map[string]string
 }
 
 // Task is one process, container or VM run by a driver.
@@ -108,7 +114,9 @@ func DefaultBatchRestartPolicy() *RestartPolicy {
 const DefaultKillTimeout = 5 * time.Second
 
 // Canonicalize fills defaults in place: namespace, region, name, priority,
-// datacenters, counts, restart policies, resources and kill timeouts.
+// datacenters, counts, restart and reschedule policies (a group without one
+// takes the job's Reschedule, else the type's default), resources and kill
+// timeouts.
 // The HTTP API and the jobspec parser both call it before validation.
 func (j *Job) Canonicalize() {
 	if j == nil {
@@ -155,6 +163,16 @@ func (tg *TaskGroup) canonicalize(j *Job) {
 	}
 	if tg.RestartPolicy.Mode == "" {
 		tg.RestartPolicy.Mode = RestartPolicyModeFail
+	}
+	if tg.ReschedulePolicy == nil {
+		if j.Reschedule != nil {
+			tg.ReschedulePolicy = j.Reschedule.Copy()
+		} else {
+			tg.ReschedulePolicy = DefaultReschedulePolicy(j.Type)
+		}
+	}
+	if tg.ReschedulePolicy != nil {
+		tg.ReschedulePolicy.canonicalize(j.Type)
 	}
 	for _, t := range tg.Tasks {
 		t.Canonicalize()
@@ -224,6 +242,9 @@ func (tg *TaskGroup) validate(errs *MultiError) {
 		if rp.Attempts < 0 || rp.Delay < 0 || rp.Interval < 0 {
 			errs.Add(fmt.Errorf("group %q: restart attempts, delay and interval can't be negative", tg.Name))
 		}
+	}
+	if tg.ReschedulePolicy != nil {
+		tg.ReschedulePolicy.validate(fmt.Sprintf("group %q", tg.Name), errs)
 	}
 	seen := map[string]bool{}
 	for i, t := range tg.Tasks {

@@ -118,6 +118,10 @@ type DesiredUpdates struct {
 	DestructiveUpdate uint64
 	Canary            uint64
 	Preemptions       uint64
+	// RescheduleNow counts failed allocs replaced now (also in Place);
+	// RescheduleLater those waiting for their reschedule delay.
+	RescheduleNow   uint64
+	RescheduleLater uint64
 }
 
 // JobDiff is the (minimal) difference between the registered and planned job.

@@ -1,6 +1,7 @@
 package schedulertest
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/nomadish/nomadish/scheduler"
@@ -76,8 +77,8 @@ func planNodes(plan *structs.Plan) []string {
 // nodeFits reports whether the node can take its part of the plan.
 func (s *Store) nodeFits(plan *structs.Plan, nodeID string) bool {
 	placed := plan.NodeAllocation[nodeID]
-	if len(placed) == 0 {
-		return true // stopping always fits
+	if !slices.ContainsFunc(placed, func(a *structs.Allocation) bool { return !a.TerminalStatus() }) {
+		return true // stopping, or updating finished allocs in place, always fits
 	}
 	node := s.nodes[nodeID]
 	if node == nil || !node.Ready() {

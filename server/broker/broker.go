@@ -3,6 +3,7 @@ package broker
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/nomadish/nomadish/structs"
@@ -23,6 +24,9 @@ type EvalBroker struct {
 	core    *core
 	timers  map[string]*nackTimer // eval ID -> nack timer of its outstanding delivery
 	delays  map[string]Timer      // eval ID -> redelivery timer of a delayed eval
+	wait    Timer                 // fires at the earliest WaitUntil held; nil when none
+	waitAt  time.Time             // when wait fires
+	waitGen uint64                // bumped per wait timer, so a stale callback does nothing
 	notify  chan struct{}         // closed (and replaced) when an eval gets ready or the broker is disabled
 	failed  []*structs.Evaluation // over the delivery limit, not yet taken from failedCh
 	fwding  bool                  // a forwardFailed goroutine is running for this epoch
@@ -73,6 +77,10 @@ func (b *EvalBroker) SetEnabled(enabled bool) {
 	}
 	b.timers = map[string]*nackTimer{}
 	b.delays = map[string]Timer{}
+	if b.wait != nil {
+		b.wait.Stop()
+		b.wait = nil
+	}
 	b.core.flush()
 	b.failed = nil
 	b.fwding = false
@@ -93,12 +101,14 @@ func (b *EvalBroker) wakeLocked() {
 	b.notify = make(chan struct{})
 }
 
-// Enqueue adds a pending eval (or a blocked one being unblocked). It waits
-// behind its job's eval if that one is ready, delivered or waiting to be
-// redelivered. An eval ID already queued is ignored; one that is currently
-// delivered is queued to run again after it. Terminal evals are ignored, as
-// is everything while disabled. The broker does not modify the eval; the
-// caller must not either afterwards.
+// Enqueue adds a pending eval (or a blocked one being unblocked). An eval
+// whose WaitUntil is in the future is held until then (without holding up
+// its job's other evals) and then enqueued as if it had just arrived. It
+// waits behind its job's eval if that one is ready, delivered or waiting to
+// be redelivered. An eval ID already queued or held is ignored; one that is
+// currently delivered is queued to run again after it. Terminal evals are
+// ignored, as is everything while disabled. The broker does not modify the
+// eval; the caller must not either afterwards.
 func (b *EvalBroker) Enqueue(eval *structs.Evaluation) {
 	if eval.TerminalStatus() {
 		b.logger.Warn("ignoring terminal evaluation", "eval_id", eval.ID, "status", eval.Status)
@@ -109,9 +119,47 @@ func (b *EvalBroker) Enqueue(eval *structs.Evaluation) {
 	if !b.enabled {
 		return
 	}
+	if eval.WaitUntil.After(b.cfg.Clock.Now()) {
+		if b.core.hold(eval) {
+			b.armWaitLocked()
+		}
+		return
+	}
 	if b.core.enqueue(eval) {
 		b.wakeLocked()
 	}
+}
+
+// armWaitLocked makes the wait timer fire at the earliest WaitUntil held,
+// replacing a timer set for another time.
+func (b *EvalBroker) armWaitLocked() {
+	at, ok := b.core.nextWait()
+	if b.wait != nil && (!ok || !at.Equal(b.waitAt)) {
+		b.wait.Stop()
+		b.wait = nil
+	}
+	if !ok || b.wait != nil {
+		return
+	}
+	b.waitGen++
+	epoch, gen := b.epoch, b.waitGen
+	b.waitAt = at
+	b.wait = b.cfg.Clock.AfterFunc(at.Sub(b.cfg.Clock.Now()), func() { b.waitDone(epoch, gen) })
+}
+
+// waitDone runs on the clock's goroutine when the earliest WaitUntil held
+// has come: the evals due are enqueued and the timer re-armed.
+func (b *EvalBroker) waitDone(epoch, gen uint64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if epoch != b.epoch || gen != b.waitGen {
+		return
+	}
+	b.wait = nil
+	if b.core.releaseDue(b.cfg.Clock.Now()) {
+		b.wakeLocked()
+	}
+	b.armWaitLocked()
 }
 
 // Dequeue blocks until an eval for one of the schedulers is ready and

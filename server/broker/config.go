@@ -32,15 +32,19 @@ const (
 // Timer is a pending AfterFunc call. *time.Timer satisfies it.
 type Timer interface{ Stop() bool }
 
-// Clock schedules callbacks. The broker uses it for nack timeouts and
-// redelivery delays; tests use the real clock inside testing/synctest or a
-// fake.
+// Clock tells the time and schedules callbacks. The broker uses it for nack
+// timeouts, redelivery delays and evals held until their WaitUntil; tests
+// use the real clock inside testing/synctest or a fake.
 type Clock interface {
+	Now() time.Time
 	AfterFunc(d time.Duration, f func()) Timer
 }
 
 // RealClock is the wall clock.
 type RealClock struct{}
+
+// Now calls time.Now.
+func (RealClock) Now() time.Time { return time.Now() }
 
 // AfterFunc calls time.AfterFunc.
 func (RealClock) AfterFunc(d time.Duration, f func()) Timer { return time.AfterFunc(d, f) }

@@ -51,9 +51,11 @@ type outstanding struct {
 // core is the broker's bookkeeping with no clocks, goroutines or locks: the
 // EvalBroker shell calls it under its mutex. Every eval it holds is in
 // exactly one place: a ready queue, outstanding, delayed (nacked, waiting to
-// be redelivered) or a job's pending list. A job has at most one eval in the
-// first three places together (jobEval); the rest of its evals wait in
-// pending, in arrival order.
+// be redelivered), a job's pending list, or the delay heap (WaitUntil in the
+// future; see delay.go). A job has at most one eval in the first three places
+// together (jobEval); the rest of its evals wait in pending, in arrival
+// order. A held eval does not occupy its job's slot: it is enqueued like a
+// new one when its time comes.
 type core struct {
 	deliveryLimit int
 	seq           uint64
@@ -64,6 +66,8 @@ type core struct {
 	jobEval    map[jobKey]string              // job -> its one ready/unacked/delayed eval ID
 	pending    map[jobKey][]*structs.Evaluation
 	deliveries map[string]int // eval ID -> times delivered
+	delay      delayHeap      // evals held until their WaitUntil
+	held       map[string]bool
 }
 
 func newCore(deliveryLimit int) *core {
@@ -80,12 +84,17 @@ func (c *core) flush() {
 	c.jobEval = map[jobKey]string{}
 	c.pending = map[jobKey][]*structs.Evaluation{}
 	c.deliveries = map[string]int{}
+	c.delay = nil
+	c.held = map[string]bool{}
 }
 
-// tracked reports whether the eval ID is ready, delayed or pending (not
+// tracked reports whether the eval ID is ready, delayed, held or pending (not
 // outstanding: an outstanding eval may be enqueued again to run after it).
 func (c *core) tracked(e *structs.Evaluation) bool {
 	if _, ok := c.delayed[e.ID]; ok {
+		return true
+	}
+	if c.held[e.ID] {
 		return true
 	}
 	k := keyOf(e)
@@ -237,6 +246,7 @@ type SchedulerStats struct {
 	Unacked int // delivered, not yet acked
 	Blocked int // waiting behind another eval of their job
 	Waiting int // nacked, waiting for the redelivery delay
+	Delayed int // held until their WaitUntil
 }
 
 // BrokerStats counts the broker's evals.
@@ -247,6 +257,9 @@ type BrokerStats struct {
 	TotalBlocked int
 	// TotalWaiting counts nacked evals waiting for their redelivery delay.
 	TotalWaiting int
+	// TotalDelayed counts evals held until their WaitUntil (e.g. follow-up
+	// evals of delayed reschedules).
+	TotalDelayed int
 	ByScheduler  map[string]SchedulerStats
 }
 
@@ -278,5 +291,11 @@ func (c *core) stats() BrokerStats {
 		s.ByScheduler[e.Type] = st
 	}
 	s.TotalWaiting = len(c.delayed)
+	for _, q := range c.delay {
+		st := s.ByScheduler[q.eval.Type]
+		st.Delayed++
+		s.ByScheduler[q.eval.Type] = st
+	}
+	s.TotalDelayed = len(c.delay)
 	return s
 }

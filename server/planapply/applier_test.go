@@ -323,3 +323,41 @@ func TestRunStopFailsQueuedPlans(t *testing.T) {
 		}
 	})
 }
+
+// A failed alloc updated in place (its FollowupEvalID recorded) is not
+// counted twice, uses no room and needs no ready node.
+func TestInPlaceUpdateOfFailedAlloc(t *testing.T) {
+	store := planapplytest.NewStore()
+	store.UpsertNode(planapplytest.Node("n1", 1000, 1000))
+	down := planapplytest.Node("down", 1000, 1000)
+	down.Status = structs.NodeStatusDown
+	store.UpsertNode(down)
+	running := planapplytest.Alloc("running", "n1", 600, 100)
+	store.UpsertAlloc(running)
+	failedHere := planapplytest.Alloc("failed", "n1", 300, 100)
+	failedHere.ClientStatus = structs.AllocClientStatusFailed
+	store.UpsertAlloc(failedHere)
+	failedDown := planapplytest.Alloc("failed-down", "down", 300, 100)
+	failedDown.ClientStatus = structs.AllocClientStatusFailed
+	store.UpsertAlloc(failedDown)
+	a := start(t, store)
+
+	p := newPlan("e1", 50)
+	for _, f := range []*structs.Allocation{failedHere, failedDown} {
+		u := f.Copy()
+		u.FollowupEvalID = "e2"
+		p.AppendAlloc(u)
+	}
+	// 600 running + 400 new = 1000: fits only if the failed alloc counts 0.
+	p.AppendAlloc(planapplytest.Alloc("new", "n1", 400, 100))
+	res, err := a.Submit(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if full, _, _ := res.FullCommit(p); !full || res.RefreshIndex != 0 {
+		t.Fatalf("result %+v", res)
+	}
+	if cpu := committedCPU(store, "n1"); cpu != 1000 {
+		t.Fatalf("committed %d MHz on n1, want 1000", cpu)
+	}
+}

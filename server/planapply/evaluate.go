@@ -2,6 +2,7 @@ package planapply
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/nomadish/nomadish/structs"
@@ -25,12 +26,14 @@ func nodeIDs(p *structs.Plan) []string {
 
 // evaluateNode reports whether the plan's part for one node may be committed
 // on top of snap, and if not, why. Stops and preemptions alone always fit
-// (even on a missing or down node). With placements, the node must exist and
-// be ready, and its non-terminal allocs, minus those the plan stops, preempts
-// or updates in place, plus every alloc the plan places there, must fit.
+// (even on a missing or down node), and so do in-place updates of finished
+// allocs (a failed alloc's FollowupEvalID): they use nothing. With
+// placements, the node must exist and be ready, and its non-terminal allocs,
+// minus those the plan stops, preempts or updates in place, plus every alloc
+// the plan places there, must fit.
 func evaluateNode(snap Snapshot, p *structs.Plan, nodeID string) (bool, string, error) {
 	place := p.NodeAllocation[nodeID]
-	if len(place) == 0 {
+	if !slices.ContainsFunc(place, func(a *structs.Allocation) bool { return !a.TerminalStatus() }) {
 		return true, "", nil
 	}
 	node, err := snap.NodeByID(nodeID)
