@@ -42,6 +42,9 @@ type Job struct {
 	Datacenters []string
 	NodePool    string
 	TaskGroups  []*TaskGroup
+	Constraints []*Constraint
+	Affinities  []*Affinity
+	Spreads     []*Spread
 	Meta        map[string]string
 	// Reschedule is the job-level reschedule policy (Nomad's API field):
 	// Canonicalize gives it to every group without its own.
@@ -67,6 +70,10 @@ type TaskGroup struct {
 	// ReschedulePolicy says when a failed allocation of the group is
 	// replaced; nil (system jobs) means never.
 	ReschedulePolicy *ReschedulePolicy
+	Constraints      []*Constraint
+	Affinities       []*Affinity
+	Spreads          []*Spread
+	EphemeralDisk    *EphemeralDisk
 	Meta             map[string]string
 }
 
@@ -83,6 +90,8 @@ type Task struct {
 	KillSignal  string
 	Leader      bool
 	LogConfig   *LogConfig // nil: the client's defaults (DefaultLogMaxFiles x DefaultLogMaxFileSizeMB)
+	Constraints []*Constraint
+	Affinities  []*Affinity
 }
 
 // Restart policy modes.
