@@ -45,6 +45,9 @@ func TestClientRestartReattaches(t *testing.T) {
 	t.Cleanup(func() { nomadish(t, "job", "stop", "-purge", "e2e-reattach") })
 	allocs := waitAllocs(t, "e2e-reattach", 1, "running", func(a allocRow) bool { return a.ClientStatus == "running" })
 	pid := readPid(t, pidFile)
+	// Tasks live in their own process groups: never leave one behind when the
+	// test fails half-way.
+	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
 
 	// SIGKILL the agent alone: its plugins notice and exit; the task lives on
 	// in its own process group.
