@@ -26,6 +26,9 @@ type queryFn func(ws memdb.WatchSet, st *state.StateStore) (index uint64, err er
 // MaxQueryTime (default 5 min) elapses; then it returns the latest answer.
 // meta.Index is never 0 (a client blocking on 0 would spin).
 func (s *Server) blockingRPC(opts *structs.QueryOptions, meta *structs.QueryMeta, run queryFn) error {
+	if !opts.AllowStale && !s.waitForLeaderDuties() {
+		return structs.ErrNoLeader
+	}
 	ctx := context.Background()
 	if opts.MinQueryIndex > 0 {
 		wait := opts.MaxQueryTime

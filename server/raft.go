@@ -17,7 +17,7 @@ import (
 // raftApplyTimeout bounds how long raftApply waits to enqueue an entry.
 const raftApplyTimeout = 30 * time.Second
 
-// rpcHoldTimeout is how long a write waits for a leader before failing
+// rpcHoldTimeout is how long a request waits for a leader before failing
 // with ErrNoLeader (Nomad's rpc_hold_timeout): a client registering while
 // the server is still electing itself waits instead of failing.
 const rpcHoldTimeout = 5 * time.Second
@@ -161,13 +161,36 @@ func (s *Server) raftApply(t structs.MessageType, msg any) (uint64, any, error) 
 	return f.Index(), resp, nil
 }
 
+// waitForLeaderDuties reports whether this server runs the leader duties,
+// waiting up to holdTimeout for them. Once they run, the FSM has applied
+// every committed entry (establishLeadership's barrier), so a read answers
+// from current state: a server that just restarted must not answer "not
+// found" for what its raft log holds but has not replayed yet.
+func (s *Server) waitForLeaderDuties() bool {
+	timer := time.NewTimer(s.holdTimeout)
+	defer timer.Stop()
+	for {
+		ch, ready := s.leader.ready()
+		if ready {
+			return true
+		}
+		select {
+		case <-ch:
+		case <-timer.C:
+			return false
+		case <-s.shutdownCh:
+			return false
+		}
+	}
+}
+
 // waitForRaftLeader reports whether this server is the raft leader, waiting
 // up to rpcHoldTimeout for leadership to be established.
 func (s *Server) waitForRaftLeader() bool {
 	if s.raft.State() == raft.Leader {
 		return true
 	}
-	timer := time.NewTimer(rpcHoldTimeout)
+	timer := time.NewTimer(s.holdTimeout)
 	defer timer.Stop()
 	for {
 		ch, ready := s.leader.ready()

@@ -117,9 +117,12 @@ func (c *Config) Validate() error {
 
 // Server is one nomadish server.
 type Server struct {
-	cfg      *Config
-	logger   hclog.Logger
-	serverID string
+	cfg    *Config
+	logger hclog.Logger
+	// holdTimeout is how long a request waits for leadership (rpcHoldTimeout;
+	// tests shorten it). Set before the server serves requests.
+	holdTimeout time.Duration
+	serverID    string
 	// advertise is the address peers and clients use (the raft address).
 	advertise string
 
@@ -158,7 +161,7 @@ func NewServer(cfg *Config) (*Server, error) {
 	}
 	cfg = cfg.withDefaults()
 	s := &Server{
-		cfg: cfg, logger: cfg.Logger.Named("server"),
+		cfg: cfg, logger: cfg.Logger.Named("server"), holdTimeout: rpcHoldTimeout,
 		leaderNotifyCh: make(chan bool, 10), shutdownCh: make(chan struct{}),
 		conns: map[net.Conn]struct{}{},
 	}
