@@ -88,6 +88,10 @@ func (s *httpServer) routes() {
 		h(m+" /v1/jobs/parse", s.jobsParse)
 		h(m+" /v1/job/{id}", s.jobRegisterNamed)
 		h(m+" /v1/job/{id}/plan", s.jobPlan)
+		h(m+" /v1/job/{id}/revert", s.jobRevert)
+		h(m+" /v1/job/{id}/scale", s.jobScale)
+		h(m+" /v1/job/{id}/stable", s.jobStable)
+		h(m+" /v1/operator/scheduler/configuration", s.schedulerConfigSet)
 	}
 	h("GET /v1/jobs", s.jobsList)
 	h("GET /v1/job/{id}", s.jobGet)
@@ -95,6 +99,8 @@ func (s *httpServer) routes() {
 	h("GET /v1/job/{id}/allocations", s.jobAllocations)
 	h("GET /v1/job/{id}/evaluations", s.jobEvaluations)
 	h("GET /v1/job/{id}/summary", s.jobSummary)
+	h("GET /v1/job/{id}/versions", s.jobVersions)
+	h("GET /v1/job/{id}/scale", s.jobScaleStatus)
 
 	h("GET /v1/allocations", s.allocsList)
 	h("GET /v1/allocation/{id}", s.allocGet)
@@ -102,6 +108,22 @@ func (s *httpServer) routes() {
 
 	h("GET /v1/nodes", s.nodesList)
 	h("GET /v1/node/{id}", s.nodeGet)
+	h("GET /v1/node/{id}/allocations", s.nodeAllocations)
+	for _, m := range []string{"PUT", "POST"} {
+		h(m+" /v1/node/{id}/drain", s.nodeDrain)
+		h(m+" /v1/node/{id}/eligibility", s.nodeEligibility)
+	}
+
+	h("GET /v1/deployments", s.deploymentsList)
+	h("GET /v1/deployment/{id}", s.deploymentGet)
+	h("GET /v1/deployment/allocations/{id}", s.deploymentAllocations)
+	h("GET /v1/job/{id}/deployments", s.jobDeployments)
+	h("GET /v1/job/{id}/deployment", s.jobLatestDeployment)
+	for _, m := range []string{"PUT", "POST"} {
+		h(m+" /v1/deployment/promote/{id}", s.deploymentPromote)
+		h(m+" /v1/deployment/fail/{id}", s.deploymentFail)
+		h(m+" /v1/deployment/pause/{id}", s.deploymentPause)
+	}
 
 	h("GET /v1/evaluations", s.evalsList)
 	h("GET /v1/evaluation/{id}", s.evalGet)
@@ -115,6 +137,7 @@ func (s *httpServer) routes() {
 	h("GET /v1/agent/members", s.agentMembers)
 	h("GET /v1/agent/health", s.agentHealth)
 	h("GET /v1/metrics", s.metrics)
+	h("GET /v1/operator/scheduler/configuration", s.schedulerConfigGet)
 }
 
 // withStatus is a handler result answered with a status other than 200 and

@@ -20,6 +20,9 @@ type jobPlanBody struct {
 	Job            *structs.Job
 	Diff           bool
 	PolicyOverride bool
+	// WhyNotNode and WhyNotGroup are extensions (see JobPlanRequest).
+	WhyNotNode  string
+	WhyNotGroup string
 }
 
 // jobsParseBody is the body of PUT /v1/jobs/parse (api.JobsParseRequest).
@@ -181,6 +184,7 @@ func (s *httpServer) jobPlan(w http.ResponseWriter, r *http.Request) (any, error
 	}
 	wr.Namespace = body.Job.Namespace
 	args := structs.JobPlanRequest{Job: body.Job, Diff: body.Diff, WriteRequest: wr}
+	args.WhyNotNode, args.WhyNotGroup = body.WhyNotNode, body.WhyNotGroup
 	var reply structs.JobPlanResponse
 	if err := s.RPC.RPC(structs.JobPlanRPC, &args, &reply); err != nil {
 		return nil, err

@@ -13,7 +13,7 @@ import (
 // info, then each task's state, resources and recent events.
 func allocStatusCommand(m *Meta, args []string) int {
 	f := m.newFlags("alloc status", "[options] ALLOC")
-	verbose := f.Bool("verbose", false, "show full IDs")
+	verbose := f.Bool("verbose", false, "show full IDs and the placement metrics with node scores")
 	pos, code, ok := m.parse(f, args)
 	if !ok {
 		return code
@@ -34,6 +34,9 @@ func allocStatusCommand(m *Meta, args []string) int {
 	for _, name := range allocTaskNames(a) {
 		printTaskState(m, a, name)
 	}
+	if *verbose {
+		printPlacementMetrics(m.Out, a.Metrics)
+	}
 	return exitOK
 }
 
@@ -43,7 +46,7 @@ func printAlloc(m *Meta, a *structs.Allocation, verbose bool) {
 	if a.Job != nil {
 		version = strconv.FormatUint(a.Job.Version, 10)
 	}
-	kv(m.Out,
+	kv(m.Out, append([]string{
 		"ID", shortID(a.ID, verbose),
 		"Eval ID", shortID(a.EvalID, verbose),
 		"Name", a.Name,
@@ -57,7 +60,7 @@ func printAlloc(m *Meta, a *structs.Allocation, verbose bool) {
 		"Desired Description", orNone(a.DesiredDescription),
 		"Created", relTime(now, unixNano(a.CreateTime)),
 		"Modified", relTime(now, unixNano(a.ModifyTime)),
-	)
+	}, allocPreemptionPairs(a, verbose)...)...)
 }
 
 func orNone(s string) string {

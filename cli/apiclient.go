@@ -146,6 +146,15 @@ func (c *apiClient) planJob(job *structs.Job) (*structs.JobPlanResponse, error) 
 	return &out, err
 }
 
+// planJobWhyNot is planJob asking also for node's verdict for group (every
+// group when empty): the WhyNotNode/WhyNotGroup extension.
+func (c *apiClient) planJobWhyNot(job *structs.Job, node, group string) (*structs.JobPlanResponse, error) {
+	var out structs.JobPlanResponse
+	body := map[string]any{"Job": job, "Diff": true, "WhyNotNode": node, "WhyNotGroup": group}
+	_, err := c.do(http.MethodPost, "/v1/job/"+esc(job.ID)+"/plan", nil, body, &out)
+	return &out, err
+}
+
 // deregisterJob is DELETE /v1/job/:id.
 func (c *apiClient) deregisterJob(id string, purge bool) (*structs.JobDeregisterResponse, error) {
 	q := url.Values{}

@@ -35,7 +35,7 @@ type command struct {
 }
 
 // commands lists every command; families with sub-commands ("job") are
-// resolved on their first two words.
+// resolved on their first two or three words.
 func commands() []command {
 	return []command{
 		{name: "agent", synopsis: "Run a nomadish agent (server, client or both)", run: agentCommand},
@@ -45,10 +45,24 @@ func commands() []command {
 		{name: "job stop", synopsis: "Stop a running job", run: jobStopCommand},
 		{name: "job validate", synopsis: "Check a job file for errors", run: jobValidateCommand},
 		{name: "job inspect", synopsis: "Print the JSON of a registered job", run: jobInspectCommand},
+		{name: "job history", synopsis: "Display all tracked versions of a job", run: jobHistoryCommand},
+		{name: "job revert", synopsis: "Revert a job to a prior version", run: jobRevertCommand},
+		{name: "job scale", synopsis: "Change the count of a job's task group", run: jobScaleCommand},
 		{name: "alloc status", synopsis: "Display status information about an allocation", run: allocStatusCommand},
 		{name: "alloc logs", synopsis: "Stream the logs of a task", run: allocLogsCommand},
 		{name: "node status", synopsis: "Display status information about nodes", run: nodeStatusCommand},
+		{name: "node drain", synopsis: "Drain a node: migrate its allocations elsewhere", run: nodeDrainCommand},
+		{name: "node eligibility", synopsis: "Toggle a node's scheduling eligibility", run: nodeEligibilityCommand},
+		{name: "job promote", synopsis: "Promote the canaries of a job's deployment", run: jobPromoteCommand},
+		{name: "deployment list", synopsis: "List deployments", run: deploymentListCommand},
+		{name: "deployment status", synopsis: "Display the status of a deployment", run: deploymentStatusCommand},
+		{name: "deployment promote", synopsis: "Promote the canaries of a deployment", run: deploymentPromoteCommand},
+		{name: "deployment fail", synopsis: "Mark a deployment failed", run: deploymentFailCommand},
+		{name: "deployment pause", synopsis: "Pause a deployment", run: deploymentPauseCommand},
+		{name: "deployment resume", synopsis: "Resume a paused deployment", run: deploymentResumeCommand},
 		{name: "eval status", synopsis: "Display status information about an evaluation", run: evalStatusCommand},
+		{name: "operator scheduler get-config", synopsis: "Display the scheduler configuration", run: operatorSchedulerGetConfigCommand},
+		{name: "operator scheduler set-config", synopsis: "Modify the scheduler configuration", run: operatorSchedulerSetConfigCommand},
 		{name: "status", synopsis: "List jobs (or show one)", run: statusCommand},
 		{name: "version", synopsis: "Print the nomadish version", run: versionCommand},
 		{name: "plugin", hidden: true, run: pluginCommand},
@@ -91,7 +105,7 @@ func (m *Meta) Run(args []string) int {
 		args[0] = "version"
 	}
 	cmds := commands()
-	for _, want := range []int{2, 1} {
+	for _, want := range []int{3, 2, 1} {
 		if len(args) < want {
 			continue
 		}

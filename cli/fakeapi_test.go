@@ -64,6 +64,15 @@ func newFakeAPI(t *testing.T) *fakeAPI {
 		f.json(w, out)
 	})
 	mux.HandleFunc("GET /v1/evaluation/{id}", f.evaluation)
+	mux.HandleFunc("GET /v1/job/{id}/evaluations", func(w http.ResponseWriter, r *http.Request) {
+		out := []*structs.Evaluation{}
+		for _, seq := range f.evals {
+			if e := seq[len(seq)-1]; e.JobID == r.PathValue("id") {
+				out = append(out, e)
+			}
+		}
+		f.json(w, out)
+	})
 	mux.HandleFunc("GET /v1/evaluation/{id}/allocations", func(w http.ResponseWriter, r *http.Request) {
 		f.json(w, f.evalAllocs[r.PathValue("id")])
 	})

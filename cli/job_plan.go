@@ -22,6 +22,8 @@ const (
 func jobPlanCommand(m *Meta, args []string) int {
 	f := m.newFlags("job plan", "[options] FILE")
 	vars := jobVarFlags(f)
+	whyNode := f.String("why-not-node", "", "also print every reason NODE (ID, prefix or name) cannot take each group")
+	whyGroup := f.String("why-not-group", "", "with -why-not-node: only this group")
 	pos, code, ok := m.parse(f, args)
 	if !ok {
 		if code == exitOK {
@@ -37,12 +39,18 @@ func jobPlanCommand(m *Meta, args []string) int {
 	if job == nil {
 		return planError
 	}
-	resp, err := m.client(f).planJob(job)
+	if *whyGroup != "" && *whyNode == "" {
+		m.errorf("parsing flags: -why-not-group needs -why-not-node")
+		return planError
+	}
+	resp, err := m.client(f).planJobWhyNot(job, *whyNode, *whyGroup)
 	if err != nil {
 		m.errorf("during plan: %v", err)
 		return planError
 	}
 	changes := printPlan(m.Out, job, resp)
+	printCheckIndexHint(m.Out, resp.JobModifyIndex, pos[0])
+	printVerdicts(m.Out, *whyNode, resp.NodeVerdicts)
 	if changes {
 		return planChanges
 	}
@@ -62,13 +70,19 @@ func printPlan(w io.Writer, job *structs.Job, resp *structs.JobPlanResponse) boo
 	}
 	sort.Strings(names)
 	changes := false
-	fmt.Fprintf(w, "Job: %q\n", job.ID)
+	if resp.Diff != nil {
+		fmt.Fprint(w, formatJobDiff(resp.Diff, false))
+	} else {
+		fmt.Fprintf(w, "Job: %q\n", job.ID)
+	}
 	for _, name := range names {
 		u := updates[name]
 		if u.Place+u.Stop+u.Migrate+u.DestructiveUpdate+u.InPlaceUpdate+u.Canary+u.Preemptions > 0 {
 			changes = true
 		}
-		fmt.Fprintf(w, "%sTask Group: %q (%s)\n", updateMark(u), name, updateCounts(u))
+		if resp.Diff == nil {
+			fmt.Fprintf(w, "%sTask Group: %q (%s)\n", updateMark(u), name, updateCounts(u))
+		}
 	}
 	fmt.Fprintln(w, "\nScheduler dry-run:")
 	if len(resp.FailedTGAllocs) == 0 {
@@ -77,6 +91,7 @@ func printPlan(w io.Writer, job *structs.Job, resp *structs.JobPlanResponse) boo
 		fmt.Fprintln(w, "- WARNING: Failed to place all allocations.")
 		printFailedTGAllocs(w, resp.FailedTGAllocs, "  ")
 	}
+	printPreemptions(w, resp.Annotations)
 	if resp.Warnings != "" {
 		fmt.Fprintf(w, "\nJob Warnings:\n%s\n", resp.Warnings)
 	}

@@ -23,6 +23,7 @@ func jobRunCommand(m *Meta, args []string) int {
 	f := m.newFlags("job run", "[options] FILE")
 	detach := f.Bool("detach", false, "return at once with the evaluation ID")
 	verbose := f.Bool("verbose", false, "show full IDs")
+	checkIndex := f.String("check-index", "", "register only if the job's modify index is this one (0: only if the job is new)")
 	vars := jobVarFlags(f)
 	pos, code, ok := m.parse(f, args)
 	if !ok {
@@ -36,9 +37,9 @@ func jobRunCommand(m *Meta, args []string) int {
 		return code
 	}
 	c := m.client(f)
-	resp, err := c.registerJob(job)
+	resp, err := c.registerJobCheckIndex(job, *checkIndex)
 	if err != nil {
-		return m.errorf("submitting job: %v", err)
+		return m.registerFailed(err)
 	}
 	if resp.Warnings != "" {
 		fmt.Fprintf(m.Out, "Job Warnings:\n%s\n\n", resp.Warnings)
@@ -53,7 +54,10 @@ func jobRunCommand(m *Meta, args []string) int {
 		return exitOK
 	}
 	mon := &monitor{m: m, c: c, verbose: *verbose}
-	return mon.run(resp.EvalID)
+	if code := mon.run(resp.EvalID); code != exitOK {
+		return code
+	}
+	return mon.followDeployment(job.ID, resp.JobModifyIndex)
 }
 
 // jobVars are the -var and -var-file flags of the commands that parse a job.

@@ -45,6 +45,11 @@ func jobStatus(m *Meta, name string, args []string) int {
 	printJob(m, job)
 	fmt.Fprintln(m.Out, "\nSummary")
 	printSummary(m, job, allocs)
+	if evals, err := c.jobEvaluations(id); err != nil {
+		fmt.Fprintf(m.Err, "Error querying evaluations of job %q: %v\n", id, err)
+	} else {
+		printPlacementFailure(m.Out, latestFailedEval(evals), *verbose)
+	}
 	fmt.Fprintln(m.Out, "\nAllocations")
 	printAllocTable(m, allocs, *verbose, true)
 	return exitOK

@@ -39,6 +39,7 @@ func nodeStatusCommand(m *Meta, args []string) int {
 		return m.errorf("querying allocations: %v", err)
 	}
 	printNode(m, n, *verbose)
+	printNodeDrainAndEvents(m, n)
 	var mine []*structs.AllocListStub
 	for _, a := range allocs {
 		if a.NodeID == n.ID {
@@ -95,5 +96,9 @@ func printNode(m *Meta, n *structs.Node, verbose bool) {
 			fmt.Sprintf("%d MHz", r.Cpu.CpuShares), fmt.Sprintf("%d MiB", r.Memory.MemoryMB),
 			fmt.Sprintf("%d MiB", r.Disk.DiskMB), strconv.Itoa(int(r.Cpu.TotalCpuCores)),
 		}})
+	}
+	if verbose {
+		printNodeKV(m.Out, "Attributes", n.Attributes)
+		printNodeKV(m.Out, "Meta", n.Meta)
 	}
 }

@@ -103,9 +103,9 @@ func TestParseErrors(t *testing.T) {
 // warnings, not errors, and are not evaluated.
 func TestUnimplementedBlocksWarn(t *testing.T) {
 	src := `job "a" {
-  constraint {
-    attribute = "${attr.kernel.name}"
-    value     = "linux"
+  ui {
+    description = "${attr.kernel.name}"
+    title       = "linux"
   }
   periodic {
     cron = "@daily"
@@ -134,7 +134,7 @@ func TestUnimplementedBlocksWarn(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{
-		`w.hcl:2:3: Unsupported block ignored; nomadish does not implement "constraint" blocks in a job yet`,
+		`w.hcl:2:3: Unsupported block ignored; nomadish does not implement "ui" blocks in a job yet`,
 		`w.hcl:6:3: Unsupported block ignored; nomadish does not implement "periodic" blocks in a job yet`,
 		`w.hcl:9:3: Unsupported argument ignored; nomadish does not implement job.vault_token yet`,
 		`w.hcl:11:5: Unsupported argument ignored; nomadish does not implement group.shutdown_delay yet`,

@@ -20,7 +20,9 @@ func (p *parser) decodeJob(b *hclsyntax.Block) *structs.Job {
 			"node_pool": &job.NodePool, "all_at_once": &job.AllAtOnce, "meta": &job.Meta,
 		},
 		blocks: blockFuncs{
-			"meta": func(b *hclsyntax.Block) { p.stringMapBlock(b, &job.Meta) },
+			"meta":     func(b *hclsyntax.Block) { p.stringMapBlock(b, &job.Meta) },
+			"affinity": func(b *hclsyntax.Block) { job.Affinities = appendNonNil(job.Affinities, p.decodeAffinity(b)) },
+			"spread":   func(b *hclsyntax.Block) { job.Spreads = appendNonNil(job.Spreads, p.decodeSpread(b)) },
 			"group": func(b *hclsyntax.Block) {
 				if tg, rb := p.decodeGroup(b); tg != nil {
 					job.TaskGroups = append(job.TaskGroups, tg)
@@ -29,10 +31,16 @@ func (p *parser) decodeJob(b *hclsyntax.Block) *structs.Job {
 					}
 				}
 			},
+			"constraint": func(b *hclsyntax.Block) {
+				job.Constraints = appendNonNil(job.Constraints, p.decodeConstraint(b))
+			},
 			"reschedule": func(b *hclsyntax.Block) { jobResched = p.decodeReschedule(b) },
+			"migrate":    func(b *hclsyntax.Block) { job.Migrate = p.decodeMigrate(b) },
+			"update":     func(b *hclsyntax.Block) { job.Update = p.decodeUpdate(b) },
 		},
-		multi: map[string]bool{"group": true},
+		multi: map[string]bool{"group": true, "affinity": true, "spread": true, "constraint": true},
 	})
+	p.fillUpdate(job)
 	fillRestartDefaults(job, p.restartSet)
 	p.fillReschedule(job, jobResched, groupResched)
 	return job
@@ -50,20 +58,30 @@ func (p *parser) decodeGroup(b *hclsyntax.Block) (*structs.TaskGroup, *reschedul
 		where: "group",
 		attrs: map[string]any{"count": &tg.Count, "meta": &tg.Meta},
 		blocks: blockFuncs{
-			"meta": func(b *hclsyntax.Block) { p.stringMapBlock(b, &tg.Meta) },
+			"meta":     func(b *hclsyntax.Block) { p.stringMapBlock(b, &tg.Meta) },
+			"affinity": func(b *hclsyntax.Block) { tg.Affinities = appendNonNil(tg.Affinities, p.decodeAffinity(b)) },
+			"spread":   func(b *hclsyntax.Block) { tg.Spreads = appendNonNil(tg.Spreads, p.decodeSpread(b)) },
 			"restart": func(b *hclsyntax.Block) {
 				tg.RestartPolicy = &structs.RestartPolicy{}
 				p.decodeRestart(b, tg.RestartPolicy)
 				p.noteRestart(tg.RestartPolicy, b)
 			},
 			"reschedule": func(b *hclsyntax.Block) { resched = p.decodeReschedule(b) },
+			"migrate":    func(b *hclsyntax.Block) { tg.Migrate = p.decodeMigrate(b) },
+			"update":     func(b *hclsyntax.Block) { tg.Update = p.decodeUpdate(b) },
 			"task": func(b *hclsyntax.Block) {
 				if t := p.decodeTask(b); t != nil {
 					tg.Tasks = append(tg.Tasks, t)
 				}
 			},
+			"constraint": func(b *hclsyntax.Block) {
+				tg.Constraints = appendNonNil(tg.Constraints, p.decodeConstraint(b))
+			},
+			"ephemeral_disk": func(b *hclsyntax.Block) {
+				tg.EphemeralDisk = p.decodeEphemeralDisk(b)
+			},
 		},
-		multi: map[string]bool{"task": true},
+		multi: map[string]bool{"task": true, "affinity": true, "spread": true, "constraint": true},
 	})
 	return tg, resched
 }
@@ -98,13 +116,18 @@ func (p *parser) decodeTask(b *hclsyntax.Block) *structs.Task {
 					t.Config = p.decodeConfig(b.Body)
 				}
 			},
-			"env":  func(b *hclsyntax.Block) { p.stringMapBlock(b, &t.Env) },
-			"meta": func(b *hclsyntax.Block) { p.stringMapBlock(b, &t.Meta) },
+			"constraint": func(b *hclsyntax.Block) {
+				t.Constraints = appendNonNil(t.Constraints, p.decodeConstraint(b))
+			},
+			"env":      func(b *hclsyntax.Block) { p.stringMapBlock(b, &t.Env) },
+			"meta":     func(b *hclsyntax.Block) { p.stringMapBlock(b, &t.Meta) },
+			"affinity": func(b *hclsyntax.Block) { t.Affinities = appendNonNil(t.Affinities, p.decodeAffinity(b)) },
 			"resources": func(b *hclsyntax.Block) {
 				t.Resources = p.decodeResources(b)
 			},
 			"logs": func(b *hclsyntax.Block) { t.LogConfig = p.decodeLogs(b) },
 		},
+		multi: map[string]bool{"affinity": true, "constraint": true},
 	})
 	return t
 }

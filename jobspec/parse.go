@@ -121,6 +121,9 @@ type parser struct {
 	restartSet map[*structs.RestartPolicy]map[string]bool
 	// reschedReported holds the reschedule problems already reported.
 	reschedReported map[string]bool
+	// updateSet holds, per decoded update block, the attributes it set
+	// (update.go).
+	updateSet map[*structs.UpdateStrategy]map[string]bool
 }
 
 func (p *parser) parse() *structs.Job {

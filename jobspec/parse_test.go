@@ -19,11 +19,8 @@ func TestParseNomadExamples(t *testing.T) {
 			`testdata/example-short.nomad.hcl:4:5: Unsupported block ignored; nomadish does not implement "network" blocks in a group yet`,
 		}},
 		{"testdata/example.nomad.hcl", []string{
-			`testdata/example.nomad.hcl:13:3: Unsupported block ignored; nomadish does not implement "update" blocks in a job yet`,
-			`testdata/example.nomad.hcl:22:3: Unsupported block ignored; nomadish does not implement "migrate"`,
 			`testdata/example.nomad.hcl:32:5: Unsupported block ignored; nomadish does not implement "network"`,
 			`testdata/example.nomad.hcl:38:5: Unsupported block ignored; nomadish does not implement "service"`,
-			`testdata/example.nomad.hcl:59:5: Unsupported block ignored; nomadish does not implement "ephemeral_disk"`,
 		}},
 	} {
 		t.Run(tc.file, func(t *testing.T) {

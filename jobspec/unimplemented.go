@@ -6,11 +6,11 @@ package jobspec
 // implemented, move it to the decoder in job.go.
 var (
 	ignoredBlocks = map[string]map[string]bool{
-		"job": set("affinity", "constraint", "consul", "migrate", "multiregion", "parameterized",
-			"periodic", "spread", "ui", "update", "vault"),
-		"group": set("affinity", "consul", "constraint", "disconnect", "ephemeral_disk", "migrate",
-			"network", "scaling", "service", "spread", "update", "vault", "volume"),
-		"task": set("action", "affinity", "artifact", "consul", "constraint", "csi_plugin",
+		"job": set("consul", "multiregion", "parameterized",
+			"periodic", "ui", "vault"),
+		"group": set("consul", "disconnect",
+			"network", "scaling", "service", "vault", "volume"),
+		"task": set("action", "artifact", "consul", "csi_plugin",
 			"dispatch_payload", "identity", "lifecycle", "restart", "scaling", "schedule", "secret",
 			"service", "template", "vault", "volume_mount"),
 		"resources": set("device", "network", "numa"),

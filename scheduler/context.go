@@ -2,7 +2,6 @@ package scheduler
 
 import (
 	"fmt"
-	"sort"
 
 	"github.com/nomadish/nomadish/structs"
 )
@@ -20,7 +19,13 @@ type evalContext struct {
 	err     error // first state error met by an iterator; Select reports it
 
 	nodeAllocs map[string][]*structs.Allocation // state allocs per node, read once
-	scores     []*structs.NodeScoreMeta         // every node ranked in this Select
+	usages     map[string]*nodeUsage            // per node, kept up to date with the plan (node_usage.go)
+	usageSlab  []nodeUsage                      // where newUsage allocates from
+	pristine   nodeUsage                        // usage returns it for a node holding nothing
+	ranked     []rankedNode                     // slab newRanked hands out from; reset by newMetric
+	top        []rankedNode                     // the best-scoring nodes of this Select, best first
+	jobAllocs  []*structs.Allocation            // the job's allocs in state, read once (groupAllocs)
+	nodesByID  map[string]*structs.Node         // nodes read by ID, once (node)
 }
 
 func newEvalContext(state State, plan *structs.Plan) *evalContext {
@@ -40,8 +45,10 @@ func (c *evalContext) proposedAllocs(nodeID string) ([]*structs.Allocation, erro
 		}
 		c.nodeAllocs[nodeID] = existing
 	}
-	var removed map[string]bool // nil (no allocation) unless the plan stops something here
-	for _, as := range [][]*structs.Allocation{c.plan.NodeUpdate[nodeID], c.plan.NodePreemptions[nodeID]} {
+	var removed map[string]bool // nil (no allocation) unless the plan touches the node
+	// An alloc the plan places that is already on the node is an in-place
+	// update: its new version replaces the old one.
+	for _, as := range [][]*structs.Allocation{c.plan.NodeUpdate[nodeID], c.plan.NodePreemptions[nodeID], c.plan.NodeAllocation[nodeID]} {
 		for _, a := range as {
 			if removed == nil {
 				removed = map[string]bool{}
@@ -70,41 +77,89 @@ func (c *evalContext) newMetric(inPool int, available map[string]int) {
 	for dc, n := range available {
 		c.metrics.NodesAvailable[dc] = n
 	}
-	c.scores = c.scores[:0]
+	c.top = c.top[:0]
+	c.ranked = c.ranked[:0]
 }
 
 func (c *evalContext) evaluatedNode() { c.metrics.NodesEvaluated++ }
 
-// filteredNode records that a feasibility checker ruled the node out.
-func (c *evalContext) filteredNode(reason string) {
+// filteredNode records that a feasibility checker ruled the node out, by
+// reason and, for a node with a class, by class (as Nomad's FilterNode).
+func (c *evalContext) filteredNode(n *structs.Node, reason string) {
 	m := c.metrics
 	m.NodesFiltered++
+	if n.NodeClass != "" {
+		if m.ClassFiltered == nil {
+			m.ClassFiltered = map[string]int{}
+		}
+		m.ClassFiltered[n.NodeClass]++
+	}
 	if m.ConstraintFiltered == nil {
 		m.ConstraintFiltered = map[string]int{}
 	}
 	m.ConstraintFiltered[reason]++
 }
 
-// exhaustedNode records that the node lacked room in dimension dim.
-func (c *evalContext) exhaustedNode(dim string) {
+// exhaustedNode records that the node lacked room in dimension dim, and
+// for a node with a class, by class (as Nomad's ExhaustedNode).
+func (c *evalContext) exhaustedNode(n *structs.Node, dim string) {
 	m := c.metrics
 	m.NodesExhausted++
+	if n.NodeClass != "" {
+		if m.ClassExhausted == nil {
+			m.ClassExhausted = map[string]int{}
+		}
+		m.ClassExhausted[n.NodeClass]++
+	}
 	if m.DimensionExhausted == nil {
 		m.DimensionExhausted = map[string]int{}
 	}
 	m.DimensionExhausted[dim]++
 }
 
-// scoredNode records a ranked node's scores.
-func (c *evalContext) scoredNode(n *rankedNode) {
-	c.scores = append(c.scores, &structs.NodeScoreMeta{NodeID: n.node.ID, Scores: n.scores, NormScore: n.score})
+// newRanked returns a zeroed ranked node for n, valid until the next Select.
+// It allocates only when the slab is full (a new, larger one; the ranked
+// nodes handed out before stay valid).
+func (c *evalContext) newRanked(n *structs.Node) *rankedNode {
+	if len(c.ranked) == cap(c.ranked) {
+		c.ranked = make([]rankedNode, 0, max(16, 2*cap(c.ranked)))
+	}
+	c.ranked = append(c.ranked, rankedNode{node: n})
+	return &c.ranked[len(c.ranked)-1]
 }
 
-// finishMetric keeps the best-scoring nodes in the metric, best first.
+// scoredNode records a ranked node's final and per-scorer scores if it is
+// among the maxScoreMeta best of this Select (first ranked first on ties).
+func (c *evalContext) scoredNode(n *rankedNode) {
+	i := len(c.top)
+	for i > 0 && n.score > c.top[i-1].score {
+		i--
+	}
+	if i >= maxScoreMeta {
+		return
+	}
+	if len(c.top) < maxScoreMeta {
+		c.top = append(c.top, rankedNode{})
+	}
+	copy(c.top[i+1:], c.top[i:len(c.top)-1])
+	c.top[i] = *n
+}
+
+// finishMetric keeps the best-scoring nodes in the metric, best first, with
+// each scorer's score by name (Nomad's ScoreMetaData).
 func (c *evalContext) finishMetric() {
-	sort.SliceStable(c.scores, func(i, j int) bool { return c.scores[i].NormScore > c.scores[j].NormScore })
-	n := min(len(c.scores), maxScoreMeta)
-	if n > 0 {
-		c.metrics.ScoreMetaData = append([]*structs.NodeScoreMeta(nil), c.scores[:n]...)
+	if len(c.top) == 0 {
+		return
+	}
+	meta := make([]structs.NodeScoreMeta, len(c.top))
+	c.metrics.ScoreMetaData = make([]*structs.NodeScoreMeta, len(c.top))
+	for i := range c.top {
+		r := &c.top[i]
+		scores := make(map[string]float64, r.nscores)
+		for _, s := range r.scores[:r.nscores] {
+			scores[s.name] = s.value
+		}
+		meta[i] = structs.NodeScoreMeta{NodeID: r.node.ID, Scores: scores, NormScore: r.score}
+		c.metrics.ScoreMetaData[i] = &meta[i]
 	}
 }

@@ -55,7 +55,7 @@ next:
 	for n := it.source.Next(); n != nil; n = it.source.Next() {
 		for _, c := range it.checkers {
 			if ok, reason := c.Feasible(n); !ok {
-				it.ctx.filteredNode(reason)
+				it.ctx.filteredNode(n, reason)
 				continue next
 			}
 		}
@@ -94,10 +94,19 @@ func (readyChecker) Feasible(n *structs.Node) (bool, string) {
 
 // driverChecker accepts nodes where every driver the group's tasks use is
 // detected and healthy (or, for nodes fingerprinted the old way, where the
-// attribute "driver.<name>" is true).
-type driverChecker struct{ drivers []string }
+// attribute "driver.<name>" is true). Drivers and attributes are part of the
+// computed class, so the verdict is cached per class for the current group.
+type driverChecker struct {
+	drivers []string
+	group   string
+	byClass map[string]string // computed class -> failure reason ("" when ok)
+}
 
 func (c *driverChecker) setTaskGroup(tg *structs.TaskGroup) {
+	if c.byClass != nil && c.group == tg.Name {
+		return
+	}
+	c.group, c.byClass = tg.Name, map[string]string{}
 	c.drivers = c.drivers[:0]
 	seen := map[string]bool{}
 	for _, t := range tg.Tasks {
@@ -109,12 +118,20 @@ func (c *driverChecker) setTaskGroup(tg *structs.TaskGroup) {
 }
 
 func (c *driverChecker) Feasible(n *structs.Node) (bool, string) {
+	if reason, ok := c.byClass[n.ComputedClass]; ok && n.ComputedClass != "" {
+		return reason == "", reason
+	}
+	reason := ""
 	for _, d := range c.drivers {
-		if ok, reason := driverHealthy(n, d); !ok {
-			return false, reason
+		if ok, r := driverHealthy(n, d); !ok {
+			reason = r
+			break
 		}
 	}
-	return true, ""
+	if n.ComputedClass != "" && c.byClass != nil {
+		c.byClass[n.ComputedClass] = reason
+	}
+	return reason == "", reason
 }
 
 func driverHealthy(n *structs.Node, name string) (bool, string) {

@@ -16,6 +16,8 @@ type genericScheduler struct {
 	state   State
 	planner Planner
 	now     func() time.Time
+	// preferenceLimit is Config.PreferenceScoreLimit.
+	preferenceLimit int
 	// onReconcile, when set, sees every reconcile result (DryRun annotations).
 	onReconcile func(*Result)
 
@@ -26,12 +28,18 @@ type genericScheduler struct {
 	failed map[string]*structs.AllocMetric // FailedTGAllocs
 	queued map[string]int                  // QueuedAllocations
 	desc   string                          // StatusDescription of a complete eval
+	// deployment is the one new allocs join (generic_deploy.go), or nil;
+	// inplace holds the IDs of the allocs the plan updates in place.
+	deployment *structs.Deployment
+	inplace    map[string]bool
+	// elig is the class eligibility of the last placeAll, for the blocked eval.
+	elig *classEligibility
 }
 
 func newGenericScheduler(schedType string, cfg Config) *genericScheduler {
 	return &genericScheduler{
 		batch: schedType == structs.JobTypeBatch, logger: cfg.Logger.Named(schedType + "_sched"),
-		state: cfg.State, planner: cfg.Planner, now: cfg.Now,
+		state: cfg.State, planner: cfg.Planner, now: cfg.Now, preferenceLimit: cfg.PreferenceScoreLimit,
 	}
 }
 
@@ -66,6 +74,7 @@ func (s *genericScheduler) Process(eval *structs.Evaluation) error {
 			return s.planner.ReblockEval(s.outcome(structs.EvalStatusBlocked, eval.StatusDescription))
 		}
 		blocked := eval.CreateBlockedEval(s.now())
+		s.elig.fill(blocked)
 		if err := s.planner.CreateEval(blocked); err != nil {
 			return fmt.Errorf("creating blocked eval for eval %q: %w", eval.ID, err)
 		}
@@ -106,7 +115,12 @@ func (s *genericScheduler) attempt() (done bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	res := Reconcile(Input{Job: s.job, Allocs: allocs, TaintedNodes: tainted, Now: s.now(), EvalID: s.eval.ID})
+	deployment, err := latestDeployment(s.state, ns, jobID)
+	if err != nil {
+		return false, err
+	}
+	res := Reconcile(Input{Job: s.job, Allocs: allocs, TaintedNodes: tainted, Now: s.now(), EvalID: s.eval.ID, Deployment: deployment})
+	s.deployment = res.Deployment
 	if s.onReconcile != nil {
 		s.onReconcile(&res)
 	}
@@ -115,6 +129,7 @@ func (s *genericScheduler) attempt() (done bool, err error) {
 	for _, st := range res.Stop {
 		s.plan.AppendStoppedAlloc(st.Alloc, st.Description, st.ClientStatus)
 	}
+	s.applyDeployment(&res)
 	s.desc = notRescheduledDesc(res.NotRescheduled)
 	if err := s.createFollowups(res.Followups); err != nil {
 		return false, err
@@ -146,8 +161,8 @@ func (s *genericScheduler) submit() (bool, error) {
 	s.logger.Debug("plan submitted", append(s.plan.Fields(), result.Fields()...)...)
 	for _, allocs := range result.NodeAllocation {
 		for _, a := range allocs {
-			if a.TerminalStatus() {
-				continue // an in-place update of a failed alloc (FollowupEvalID)
+			if a.TerminalStatus() || s.inplace[a.ID] {
+				continue // an in-place update (of a failed alloc's FollowupEvalID, or to a new job version)
 			}
 			if s.queued[a.TaskGroup] > 0 {
 				s.queued[a.TaskGroup]--
@@ -175,10 +190,12 @@ func (s *genericScheduler) placeAll(places []Placement, index uint64) error {
 	if err != nil {
 		return fmt.Errorf("listing nodes: %w", err)
 	}
-	ready, available := readyNodesInDCs(nodes, s.job.Datacenters)
+	ready, available := readyNodesInDCs(nodesInPool(nodes, s.job.NodePool), s.job.Datacenters)
 	shuffleNodes(ready, s.eval.ID, index)
 	ctx := newEvalContext(s.state, s.plan)
 	stack := newGenericStack(ctx, s.job, ready, available, s.batch, s.now)
+	stack.prefs.preferenceLimit = s.preferenceLimit
+	s.elig = &stack.constraints.elig
 	now := s.now()
 	for _, p := range places {
 		tg := p.TaskGroup
@@ -187,11 +204,21 @@ func (s *genericScheduler) placeAll(places []Placement, index uint64) error {
 			m.CoalescedFailures++
 			continue
 		}
-		option, metric, err := stack.Select(tg)
+		var opts *selectOptions
+		if p.Reschedule {
+			opts = &selectOptions{PenaltyNodes: penaltyNodes(p.Previous)}
+		}
+		option, metric, err := stack.SelectWith(tg, opts)
 		if err != nil {
 			return err
 		}
 		if option == nil {
+			if placed, err := s.placePreempting(stack, p, metric, now); err != nil || placed {
+				if err != nil {
+					return err
+				}
+				continue
+			}
 			if s.failed == nil {
 				s.failed = map[string]*structs.AllocMetric{}
 			}
@@ -214,6 +241,7 @@ func (s *genericScheduler) newAlloc(p Placement, node *structs.Node, metric *str
 	if p.Previous != nil {
 		a.PreviousAllocation = p.Previous.ID
 	}
+	s.markDeployment(a, p)
 	if p.Reschedule {
 		a.RescheduleTracker = p.Previous.NextRescheduleTracker(reschedulePolicy(s.job, p.TaskGroup), now)
 	}

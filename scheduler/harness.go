@@ -58,16 +58,23 @@ func DryRun(schedType string, state State, eval *structs.Evaluation, now time.Ti
 		return nil, nil, nil, err
 	}
 	h := &Harness{}
-	s := newGenericScheduler(schedType, Config{
+	cfg := Config{
 		Logger: hclog.NewNullLogger(), State: state, Planner: h,
 		Now: func() time.Time { return now },
-	})
+	}
+	s := newGenericScheduler(schedType, cfg)
+	var proc Scheduler = s
+	if isSystemType(schedType) {
+		sys := newSystemScheduler(schedType, cfg)
+		s, proc = sys.genericScheduler, sys
+	}
 	ann := &structs.PlanAnnotations{DesiredTGUpdates: map[string]*structs.DesiredUpdates{}}
 	s.onReconcile = func(r *Result) { ann.DesiredTGUpdates = r.DesiredTGUpdates }
 	e := *eval
-	if err := s.Process(&e); err != nil {
+	if err := proc.Process(&e); err != nil {
 		return nil, nil, nil, err
 	}
+	annotatePreemptions(ann, s.plan)
 	return s.plan, ann, s.failed, nil
 }
 

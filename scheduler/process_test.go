@@ -18,13 +18,12 @@ func fixedNow() time.Time { return epoch }
 func TestNewTypes(t *testing.T) {
 	s := schedulertest.NewStore()
 	cfg := scheduler.Config{State: s, Planner: s}
-	for _, typ := range []string{"service", "batch"} {
+	for _, typ := range []string{"service", "batch", "system", "sysbatch"} {
 		if _, err := scheduler.New(typ, cfg); err != nil {
 			t.Errorf("New(%q): %v", typ, err)
 		}
 	}
 	for typ, want := range map[string]string{
-		"system": `scheduler type "system" not implemented`, "sysbatch": `scheduler type "sysbatch" not implemented`,
 		"nope": `unknown scheduler type "nope"`,
 	} {
 		if _, err := scheduler.New(typ, cfg); err == nil || err.Error() != want {
@@ -61,7 +60,7 @@ func TestPlacementFields(t *testing.T) {
 		t.Errorf("identity: %+v", a)
 	case a.NodeID != "n1" || a.NodeName != "n1" || a.JobID != "web" || a.Job == nil || a.TaskGroup != "web":
 		t.Errorf("placement: %+v", a)
-	case a.AllocatedResources.Comparable() != (structs.ComparableResources{CpuShares: 200, MemoryMB: 128}):
+	case a.AllocatedResources.Comparable() != (structs.ComparableResources{CpuShares: 200, MemoryMB: 128, DiskMB: structs.DefaultEphemeralDiskMB}):
 		t.Errorf("resources: %+v", a.AllocatedResources.Comparable())
 	case a.Metrics == nil || a.Metrics.NodesEvaluated != 1:
 		t.Errorf("metrics: %+v", a.Metrics)
@@ -130,7 +129,7 @@ func TestDryRun(t *testing.T) {
 	if len(s.Allocs()) != before || len(s.Plans) != 1 || eval.Status != structs.EvalStatusPending {
 		t.Fatal("dry run changed the store or the eval")
 	}
-	if _, _, _, err := scheduler.DryRun("system", s, eval, epoch); err == nil {
-		t.Fatal("DryRun(system): no error")
+	if _, _, _, err := scheduler.DryRun("nope", s, eval, epoch); err == nil {
+		t.Fatal("DryRun(nope): no error")
 	}
 }

@@ -9,11 +9,38 @@ import (
 // maxBinPackScore is the top of structs.ScoreFitBinPack's scale.
 const maxBinPackScore = 18.0
 
-// rankedNode is a feasible node with room for the ask, and its score.
+// rankedNode is a feasible node with room for the ask, and its scores.
+// Scorers record their score with addScore; the normalization iterator sets
+// score. Ranked nodes come from evalContext.newRanked and live until the
+// next Select.
 type rankedNode struct {
-	node   *structs.Node
-	score  float64            // normalized, 0..1
-	scores map[string]float64 // by scorer name
+	node  *structs.Node
+	score float64 // final: the average of the scores that apply (normalizeIterator)
+
+	scores  [maxScorers]scorerScore // each scorer's score, in pipeline order
+	nscores int
+}
+
+// scorerScore is one scorer's score for a node. applies is false for a
+// score recorded for the explanation only (a 0 anti-affinity score), which
+// the final score does not average in, as in Nomad.
+type scorerScore struct {
+	name    string
+	value   float64
+	applies bool
+}
+
+// maxScorers bounds the scores one node can carry (binpack, job-anti-affinity,
+// node-reschedule-penalty, node-affinity, allocation-spread, and room for more).
+const maxScorers = 8
+
+// addScore records a scorer's score; applies says whether the final score
+// averages it in.
+func (r *rankedNode) addScore(name string, value float64, applies bool) {
+	if r.nscores < maxScorers {
+		r.scores[r.nscores] = scorerScore{name: name, value: value, applies: applies}
+		r.nscores++
+	}
 }
 
 // rankIterator yields ranked nodes; nil means exhausted.
@@ -23,37 +50,39 @@ type rankIterator interface {
 }
 
 // binPackIterator keeps the nodes where the ask fits next to what the node
-// holds once the plan is applied (structs.AllocsFit, the plan applier's own
-// check) and scores them with structs.ScoreFitBinPack: fuller is better.
+// holds once the plan is applied (structs.AllocsFit's check, the plan
+// applier's own, on per-node sums kept up to date with the plan: node_usage.go)
+// and scores them with structs.ScoreFitBinPack (fuller is better) or, with
+// the spread algorithm, structs.ScoreFitSpread (emptier is better).
 type binPackIterator struct {
 	ctx    *evalContext
 	source nodeIterator
-	probe  *structs.Allocation // stands for the allocation being placed
+	ask    structs.ComparableResources
+	// spread selects structs.ScoreFitSpread (the "spread" scheduler
+	// algorithm: emptier nodes first) over ScoreFitBinPack.
+	spread bool
 }
 
 func newBinPackIterator(ctx *evalContext, source nodeIterator) *binPackIterator {
-	return &binPackIterator{ctx: ctx, source: source, probe: &structs.Allocation{
-		DesiredStatus: structs.AllocDesiredStatusRun, ClientStatus: structs.AllocClientStatusPending,
-	}}
+	return &binPackIterator{ctx: ctx, source: source}
 }
 
-func (it *binPackIterator) setAsk(ask *structs.AllocatedResources) { it.probe.AllocatedResources = ask }
+func (it *binPackIterator) setAsk(ask *structs.AllocatedResources) { it.ask = ask.Comparable() }
 
 func (it *binPackIterator) Next() *rankedNode {
 	for n := it.source.Next(); n != nil; n = it.source.Next() {
-		proposed, err := it.ctx.proposedAllocs(n.ID)
+		u, err := it.ctx.usage(n)
 		if err != nil {
 			it.ctx.err = err
 			return nil
 		}
-		fit, dim, used := structs.AllocsFit(n, append(proposed, it.probe))
+		fit, dim, used := u.fits(it.ask)
 		if !fit {
-			it.ctx.exhaustedNode(dim)
+			it.ctx.exhaustedNode(n, dim)
 			continue
 		}
-		score := structs.ScoreFitBinPack(n, used) / maxBinPackScore
-		r := &rankedNode{node: n, score: score, scores: map[string]float64{"binpack": score}}
-		it.ctx.scoredNode(r)
+		r := it.ctx.newRanked(n)
+		r.addScore(scorerBinPack, fitScore(u.avail, used, it.spread), true)
 		return r
 	}
 	return nil
@@ -62,18 +91,37 @@ func (it *binPackIterator) Next() *rankedNode {
 func (it *binPackIterator) Reset() { it.source.Reset() }
 
 // limitIterator stops after limit ranked nodes: the power of choices that
-// keeps placement cost flat in the cluster size.
+// keeps placement cost flat in the cluster size. As in Nomad, up to maxSkip
+// nodes whose final score is at most skipScoreThreshold (a node that already
+// runs the group, or that an affinity avoids) are set aside and only returned
+// when the source runs out.
 type limitIterator struct {
-	source rankIterator
-	limit  int
-	seen   int
+	source  rankIterator
+	limit   int
+	seen    int
+	skipped []*rankedNode
+	next    int // the next skipped node to hand out
 }
+
+// Nomad's LimitIterator settings.
+const (
+	skipScoreThreshold = 0.0
+	maxSkip            = 3
+)
 
 func (it *limitIterator) Next() *rankedNode {
 	if it.seen >= it.limit {
 		return nil
 	}
 	n := it.source.Next()
+	for n != nil && n.score <= skipScoreThreshold && len(it.skipped) < maxSkip {
+		it.skipped = append(it.skipped, n)
+		n = it.source.Next()
+	}
+	if n == nil && it.next < len(it.skipped) { // the source ran out: hand out the skipped
+		n = it.skipped[it.next]
+		it.next++
+	}
 	if n != nil {
 		it.seen++
 	}
@@ -81,7 +129,8 @@ func (it *limitIterator) Next() *rankedNode {
 }
 
 func (it *limitIterator) Reset() {
-	it.seen = 0
+	it.seen, it.next = 0, 0
+	it.skipped = it.skipped[:0]
 	it.source.Reset()
 }
 

@@ -1,7 +1,6 @@
 package scheduler
 
 import (
-	"reflect"
 	"sort"
 	"time"
 
@@ -30,6 +29,8 @@ type Input struct {
 	// EvalID is the eval being processed: a failed alloc whose
 	// FollowupEvalID it is gets rescheduled now.
 	EvalID string
+	// Deployment is the job's latest deployment, or nil.
+	Deployment *structs.Deployment
 }
 
 // Placement is one allocation to place.
@@ -46,6 +47,8 @@ type Placement struct {
 	// Reschedule is set when Previous failed and is replaced under the
 	// group's reschedule policy: the new alloc carries its tracker.
 	Reschedule bool
+	// Canary is set for a canary of the deployment (reconcile_update.go).
+	Canary bool
 }
 
 // Stop is one allocation to stop.
@@ -71,6 +74,15 @@ type Result struct {
 	// group (plan annotations). A destructive update is one entry in Stop
 	// and one in Place, counted only as DestructiveUpdate.
 	DesiredTGUpdates map[string]*structs.DesiredUpdates
+	// InPlace are live allocs of an older job version to update in place
+	// (to the new job, without a restart).
+	InPlace []*structs.Allocation
+	// Deployment is the deployment new and updated allocs join (nil: none);
+	// DeploymentCreated says the plan must create it. DeploymentUpdates
+	// cancel older deployments.
+	Deployment        *structs.Deployment
+	DeploymentCreated bool
+	DeploymentUpdates []*structs.DeploymentStatusUpdate
 }
 
 // Fields returns key/value pairs for structured logs.
@@ -102,12 +114,14 @@ func Reconcile(in Input) Result {
 	}
 	batch := in.Job != nil && in.Job.Type == structs.JobTypeBatch
 	var later []delayed
+	deploy := newDeployCtx(in, &res)
 	if !in.Job.Stopped() {
 		superseded := supersededAllocs(in.Allocs)
 		for _, tg := range in.Job.TaskGroups {
 			g := groupReconciler{
 				job: in.Job, tg: tg, batch: batch, tainted: in.TaintedNodes, res: &res,
 				now: in.Now, evalID: in.EvalID, superseded: superseded,
+				deploy: deploy, hadVersion: hasVersion(byGroup[tg.Name], in.Job),
 			}
 			g.reconcile(byGroup[tg.Name])
 			later = append(later, g.later...)
@@ -156,6 +170,11 @@ type groupReconciler struct {
 	later    []delayed                    // failed allocs in keep that need a follow-up eval
 	replaced map[uint]*structs.Allocation // newest alloc to replace, by index
 	updated  map[uint]bool                // indexes replaced by a destructive update
+
+	deploy     *deployCtx            // nil: no deployments (not a service job)
+	hadVersion bool                  // an alloc ran the job's version
+	inplace    []*structs.Allocation // live allocs updated in place (count toward Count)
+	canaries   []*structs.Allocation // live unpromoted canaries (beside Count)
 }
 
 func (g *groupReconciler) reconcile(allocs []*structs.Allocation) {
@@ -167,8 +186,16 @@ func (g *groupReconciler) reconcile(allocs []*structs.Allocation) {
 			g.res.Stop = append(g.res.Stop, Stop{Alloc: a, Description: allocLost, ClientStatus: structs.AllocClientStatusLost})
 			u.Stop++
 			g.markReplaced(a)
+		case shouldMigrate(a):
+			g.migrate(a, u)
+		case g.deploy != nil && isUnpromotedCanary(a, g.deploy.d):
+			g.canaries = append(g.canaries, a)
 		case isLive(a):
 			g.keep = append(g.keep, a)
+		case a.DesiredStatus == structs.AllocDesiredStatusEvict:
+			// Preempted: replace it, a batch alloc too even when its
+			// client reports it complete (Nomad does not: its #9890).
+			g.markReplaced(a)
 		case g.batch && a.ClientStatus == structs.AllocClientStatusComplete:
 			g.keep = append(g.keep, a)
 		case a.DesiredStatus == structs.AllocDesiredStatusRun && a.ClientStatus == structs.AllocClientStatusFailed:
@@ -180,10 +207,11 @@ func (g *groupReconciler) reconcile(allocs []*structs.Allocation) {
 		}
 	}
 	g.stopExcess(u)
-	g.stopChanged(u)
+	g.updateChanged(u)
 	g.keepLater(u)
-	u.Ignore += uint64(len(g.keep))
+	u.Ignore += uint64(len(g.keep) + len(g.canaries))
 	g.res.Ignore = append(g.res.Ignore, g.keep...)
+	g.res.Ignore = append(g.res.Ignore, g.canaries...)
 	g.placeMissing(u)
 }
 
@@ -201,6 +229,9 @@ func (g *groupReconciler) stopExcess(u *structs.DesiredUpdates) {
 		ai, aj := g.keep[i].Index(), g.keep[j].Index()
 		if ai != aj {
 			return ai < aj
+		}
+		if ci, cj := g.current(g.keep[i]), g.current(g.keep[j]); ci != cj {
+			return ci // a promoted canary wins over the alloc it replaces
 		}
 		return g.keep[i].CreateIndex < g.keep[j].CreateIndex
 	})
@@ -234,12 +265,12 @@ func (g *groupReconciler) stop(a *structs.Allocation, desc string, u *structs.De
 // placeMissing places count-len(keep) allocs: first at the indexes of the
 // allocs they replace, then at the lowest free indexes.
 func (g *groupReconciler) placeMissing(u *structs.DesiredUpdates) {
-	missing := g.tg.Count - len(g.keep)
+	missing := g.tg.Count - len(g.keep) - len(g.inplace)
 	if missing <= 0 {
 		return
 	}
-	used := make(map[uint]bool, len(g.keep))
-	for _, a := range g.keep {
+	used := make(map[uint]bool, len(g.keep)+len(g.inplace))
+	for _, a := range append(g.inplace, g.keep...) {
 		used[a.Index()] = true
 	}
 	var places []Placement
@@ -264,7 +295,7 @@ func (g *groupReconciler) placeMissing(u *structs.DesiredUpdates) {
 	}
 	sort.Slice(places, func(i, j int) bool { return places[i].Index < places[j].Index })
 	for _, p := range places {
-		if !p.Destructive {
+		if !p.Destructive && !isMigration(p) {
 			u.Place++
 		}
 		if p.Reschedule {
@@ -279,35 +310,4 @@ func (g *groupReconciler) placement(i uint, prev *structs.Allocation) Placement 
 		TaskGroup: g.tg, Index: i, Previous: prev, Name: structs.AllocName(g.job.ID, g.tg.Name, i), Destructive: g.updated[i],
 		Reschedule: prev != nil && !g.updated[i] && isFailedRun(prev),
 	}
-}
-
-// stopChanged stops the live kept allocs whose group's tasks changed and
-// marks their indexes for replacement.
-func (g *groupReconciler) stopChanged(u *structs.DesiredUpdates) {
-	kept := g.keep[:0]
-	for _, a := range g.keep {
-		if !isLive(a) || !tasksChanged(a.Job, g.job, g.tg) {
-			kept = append(kept, a)
-			continue
-		}
-		g.res.Stop = append(g.res.Stop, Stop{Alloc: a, Description: allocUpdating})
-		u.DestructiveUpdate++
-		g.replaced[a.Index()] = a
-		if g.updated == nil {
-			g.updated = map[uint]bool{}
-		}
-		g.updated[a.Index()] = true
-	}
-	g.keep = kept
-}
-
-// tasksChanged reports whether tg's tasks differ from those of the same group
-// in old, the job version an alloc was placed with. Versions with the same
-// JobModifyIndex are the same; an alloc without a job is left alone.
-func tasksChanged(old, job *structs.Job, tg *structs.TaskGroup) bool {
-	if old == nil || old.JobModifyIndex == job.JobModifyIndex {
-		return false
-	}
-	oldTG := old.LookupTaskGroup(tg.Name)
-	return oldTG == nil || !reflect.DeepEqual(oldTG.Tasks, tg.Tasks)
 }

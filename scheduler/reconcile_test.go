@@ -146,8 +146,8 @@ func updateCases() []struct {
 		tainted map[string]*structs.Node
 		want    string
 	}{
-		{"same tasks new version: left alone", v2,
-			[]*structs.Allocation{with(alloc(0, "n", "", 1), v1), with(alloc(1, "n", "", 1), v1)}, nil, "place ; stop ; ignore 0 1"},
+		{"same tasks new version: updated in place", v2,
+			[]*structs.Allocation{with(alloc(0, "n", "", 1), v1), with(alloc(1, "n", "", 1), v1)}, nil, "place ; stop ; ignore "},
 		{"changed tasks: destructive update", v3,
 			[]*structs.Allocation{with(alloc(0, "n", "", 1), v1), with(alloc(1, "n", "", 1), v3)}, nil, "place 0(a0-1); stop 0; ignore 1"},
 		{"update before a lower failed index", v3,

@@ -19,21 +19,31 @@ import (
 //
 //	node add <id> [cpu=4000] [mem=8192] [disk=102400] [dc=dc1] [drivers=raw_exec,mock]
 //	         [unhealthy=d1,..] [attrs=driver.x,..] [status=ready] [eligible=true]
-//	node down|up|drain|ineligible <id>   (down also creates node-update evals)
-//	job add <id> [type=service] [count=1] [cpu=100] [mem=300] [disk=0] [driver=raw_exec]
+//	node down|up|drain|ineligible <id>   (down also creates node-update evals; every node
+//	        change and add creates one for each system and sysbatch job)
+//	job add <id> [type=service] [count=1] [cpu=100] [mem=300] [disk=0] [driver=raw_exec] [priority=50]
 //	        [dc=*] [all_at_once=false]           (creates a job-register eval)
 //	        [reschedule=attempts:1,interval:24h,delay:5s,delay_function:constant,max_delay:1h,unlimited:false]
 //	        (fields left out keep the job type's default policy)
 //	job scale <id> count=N | job update <id> [cpu=] [mem=] [count=] | job stop <id> | job purge <id>
 //	        (each creates an eval)
-//	alloc set <name> status=running|complete|failed   (failed creates an alloc-failure eval;
+//	alloc set <name>[@node] status=running|complete|failed   (failed creates an alloc-failure eval;
 //	        the alloc failed now: ModifyTime and its tasks' FinishedAt)
+//	alloc migrate <name>..          (the drainer marks the live allocs for migration:
+//	        DesiredTransition.Migrate and one node-drain eval per job)
 //	clock advance <duration>        (the scheduler's Now moves forward)
 //	conflict <node> cpu=N mem=M     (before the next plan is applied, another job takes that)
+//	alloc report <name> status=S    (the client status of the newest alloc of that name, even a
+//	                                 stopped or evicted one; no eval)
+//	sched-config [algorithm=binpack|spread] [preempt_service|preempt_batch|preempt_system|preempt_sysbatch=true|false]
+//	        (fields left out keep their value; the default config preempts for every type)
 //	reject-plans                    (the plan applier rejects every node from now on)
 //	process [blocked]               (process pending evals whose WaitUntil has come, or the
 //	                                 blocked ones, in order)
 //	print plan|plans|evals|allocs|nodes|metrics <alloc name>
+//	explain <job> <node> [group=<job>]  (the node's whole verdict, ExplainNode)
+//	constraint|group add|pool|classes|failed ...  and node add attr.k=v meta.k=v class= pool=
+//	        (scenario_constraint_test.go)
 type scenario struct {
 	t     *testing.T
 	store *schedulertest.Store
@@ -60,6 +70,8 @@ func (sc *scenario) run(line string) string {
 		return sc.jobAdd(f[2], args)
 	case len(f) >= 3 && f[0] == "job":
 		return sc.jobChange(f[1], f[2], args)
+	case len(f) >= 3 && f[0] == "alloc" && f[1] == "migrate":
+		return sc.allocMigrate(f[2:])
 	case len(f) >= 3 && f[0] == "alloc" && f[1] == "set":
 		return sc.allocSet(f[2], args["status"])
 	case len(f) == 3 && f[0] == "clock" && f[1] == "advance":
@@ -71,6 +83,10 @@ func (sc *scenario) run(line string) string {
 		return ""
 	case len(f) >= 2 && f[0] == "conflict":
 		return sc.conflict(f[1], args)
+	case len(f) >= 3 && f[0] == "alloc" && f[1] == "report":
+		return sc.allocReport(f[2], args["status"])
+	case f[0] == "sched-config":
+		return sc.schedConfig(args)
 	case len(f) == 1 && f[0] == "reject-plans":
 		sc.store.RejectNode = func(string) bool { return true }
 		return ""
@@ -78,6 +94,10 @@ func (sc *scenario) run(line string) string {
 		return sc.process(len(f) > 1 && f[1] == "blocked")
 	case len(f) >= 2 && f[0] == "print":
 		return sc.print(f[1], f[2:])
+	case f[0] == "constraint" || f[0] == "group" || f[0] == "pool" || f[0] == "classes" || f[0] == "failed":
+		return sc.constraintCmd(f, args) // scenario_constraint_test.go
+	case len(f) >= 3 && f[0] == "explain":
+		return sc.explain(f[1], f[2], args["group"])
 	}
 	sc.t.Fatalf("unknown command %q", line)
 	return ""
@@ -132,13 +152,16 @@ func (sc *scenario) nodeAdd(id string, args map[string]string) string {
 	for _, a := range list(args["attrs"]) {
 		n.Attributes[a] = "1"
 	}
+	sc.nodeRankArgs(n, args)
 	if s := args["status"]; s != "" {
 		n.Status = s
 	}
 	if args["eligible"] == "false" {
 		n.SchedulingEligibility = structs.NodeSchedulingIneligible
 	}
+	sc.nodeExtras(n, args)
 	sc.store.UpsertNode(n)
+	sc.systemNodeEvals(n.ID)
 	return ""
 }
 
@@ -161,6 +184,7 @@ func (sc *scenario) nodeSet(verb, id string) string {
 		sc.t.Fatalf("unknown node command %q", verb)
 	}
 	sc.store.UpsertNode(&n)
+	defer sc.systemNodeEvals(id)
 	if verb != "down" {
 		return ""
 	}
@@ -198,9 +222,11 @@ func (sc *scenario) jobAdd(id string, args map[string]string) string {
 		j.Datacenters = list(dc)
 	}
 	j.AllAtOnce = args["all_at_once"] == "true"
+	j.Priority = sc.num(args, "priority", j.Priority)
 	if r, ok := args["reschedule"]; ok {
 		sc.reschedule(j.TaskGroups[0].ReschedulePolicy, r)
 	}
+	sc.jobRankArgs(j, args)
 	sc.store.UpsertJob(j)
 	sc.store.UpsertEval(sc.newEval(j, structs.EvalTriggerJobRegister))
 	return ""
@@ -242,7 +268,7 @@ func (sc *scenario) jobChange(verb, id string, args map[string]string) string {
 func (sc *scenario) allocSet(name, status string) string {
 	var target *structs.Allocation
 	for _, a := range sc.store.Allocs() {
-		if a.Name == name && !a.TerminalStatus() {
+		if allocNamed(a, name) && !a.TerminalStatus() {
 			target = a
 		}
 	}

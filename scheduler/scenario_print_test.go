@@ -42,8 +42,11 @@ func (sc *scenario) print(what string, rest []string) string {
 
 func (sc *scenario) planText(p *structs.Plan, r *structs.PlanResult) string {
 	var out []string
-	for _, node := range nodeKeys(p.NodeUpdate, p.NodeAllocation) {
+	for _, node := range nodeKeys(p.NodeUpdate, p.NodeAllocation, p.NodePreemptions) {
 		var parts []string
+		for _, a := range sortedByName(p.NodePreemptions[node]) {
+			parts = append(parts, "preempt "+a.Name+" (for "+sc.allocName(a.PreemptedByAllocation)+")")
+		}
 		for _, a := range sortedByName(p.NodeUpdate[node]) {
 			s := "stop " + a.Name + " (" + a.DesiredDescription + ")"
 			if a.ClientStatus == structs.AllocClientStatusLost {
@@ -56,7 +59,14 @@ func (sc *scenario) planText(p *structs.Plan, r *structs.PlanResult) string {
 				parts = append(parts, "update "+a.Name+" (followup "+sc.name(a.FollowupEvalID)+")")
 				continue
 			}
+			if a.CreateIndex != 0 && a.CreateIndex != a.ModifyIndex { // an in-place update to a new job version
+				parts = append(parts, "update "+a.Name+" (in place)")
+				continue
+			}
 			s := "place " + a.Name
+			if a.DeploymentStatus.IsCanary() {
+				s += " (canary)"
+			}
 			if a.PreviousAllocation != "" {
 				s += " (replaces " + sc.allocName(a.PreviousAllocation) + ")"
 			}
@@ -188,7 +198,7 @@ func (sc *scenario) metricsText(rest []string) string {
 	}
 	var a *structs.Allocation
 	for _, x := range sc.store.Allocs() {
-		if x.Name == rest[0] {
+		if allocNamed(x, rest[0]) {
 			a = x
 		}
 	}
@@ -197,7 +207,7 @@ func (sc *scenario) metricsText(rest []string) string {
 	}
 	out := []string{metricLine(a.Metrics)}
 	for _, s := range a.Metrics.ScoreMetaData {
-		out = append(out, fmt.Sprintf("  %s binpack=%.3f", s.NodeID, s.NormScore))
+		out = append(out, scoreLine(s))
 	}
 	return strings.Join(out, "\n")
 }

@@ -19,6 +19,9 @@ type State interface {
 	AllocsByJob(namespace, jobID string) ([]*structs.Allocation, error) // incl. terminal
 	AllocsByNode(nodeID string) ([]*structs.Allocation, error)          // incl. terminal
 	LatestIndex() (uint64, error)
+	// SchedulerConfig returns the cluster's scheduler configuration
+	// (algorithm, preemption per job type); never nil without an error.
+	SchedulerConfig() (*structs.SchedulerConfiguration, error)
 }
 
 // Planner receives a scheduler's decisions. The server's worker satisfies it
@@ -46,15 +49,19 @@ type Config struct {
 	State   State
 	Planner Planner
 	Now     func() time.Time
+	// PreferenceScoreLimit is how many feasible nodes a placement scores
+	// when its group has an affinity or a spread: 0 means
+	// DefaultPreferenceScoreLimit, a negative value every node (as Nomad).
+	PreferenceScoreLimit int
 }
 
 // maxPlanAttempts bounds how many times one eval submits a plan that the
 // plan applier partly rejects before the eval is marked failed.
 const maxPlanAttempts = 5
 
-// New returns the scheduler for a job type: "service" or "batch". The system
-// and sysbatch schedulers are not implemented yet and return an error, as do
-// unknown types and a Config without State or Planner.
+// New returns the scheduler for a job type: "service" or "batch" (the
+// generic scheduler), "system" or "sysbatch" (the system scheduler). Unknown
+// types and a Config without State or Planner return an error.
 func New(schedType string, cfg Config) (Scheduler, error) {
 	if cfg.State == nil || cfg.Planner == nil {
 		return nil, fmt.Errorf("scheduler: config needs State and Planner")
@@ -68,16 +75,22 @@ func New(schedType string, cfg Config) (Scheduler, error) {
 	if err := supportedType(schedType); err != nil {
 		return nil, err
 	}
+	if isSystemType(schedType) {
+		return newSystemScheduler(schedType, cfg), nil
+	}
 	return newGenericScheduler(schedType, cfg), nil
+}
+
+// isSystemType reports whether schedType is run by the system scheduler.
+func isSystemType(schedType string) bool {
+	return schedType == structs.JobTypeSystem || schedType == structs.JobTypeSysBatch
 }
 
 // supportedType returns nil for the types New and DryRun can schedule.
 func supportedType(schedType string) error {
 	switch schedType {
-	case structs.JobTypeService, structs.JobTypeBatch:
+	case structs.JobTypeService, structs.JobTypeBatch, structs.JobTypeSystem, structs.JobTypeSysBatch:
 		return nil
-	case structs.JobTypeSystem, structs.JobTypeSysBatch:
-		return fmt.Errorf("scheduler type %q not implemented", schedType)
 	}
 	return fmt.Errorf("unknown scheduler type %q", schedType)
 }

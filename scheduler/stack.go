@@ -10,9 +10,16 @@ import (
 // schedulers. Ordering rules, source to sink:
 //
 //	static (shuffled ready nodes in the job's datacenters; counts NodesEvaluated)
-//	-> feasibility (datacenter, ready/eligible, drivers; each failure counted by reason)
-//	-> bin-pack (fit with the plan so far via structs.AllocsFit; score by fullness)
-//	-> limit (log2(nodes), min 2; batch 2)
+//	-> feasibility (datacenter, ready/eligible, drivers, node pool + constraints;
+//	   each failure counted by reason)
+//	-> bin-pack (fit with the plan so far, as structs.AllocsFit, on per-node
+//	   usage kept up to date with the plan; score by fullness, or emptiness
+//	   with the "spread" scheduler algorithm)
+//	-> job anti-affinity -> reschedule penalty -> node affinity -> spread
+//	   (rank_*.go; each records its score for the metric)
+//	-> normalization (final score = average of the scores that apply)
+//	-> limit (log2(nodes), min 2; batch 2; with affinity or spread
+//	   Config.PreferenceScoreLimit; nodes scoring <= 0 skipped up to 3 times)
 //	-> max score
 //
 // Cheap checks come first so that the fit check, which reads allocations,
@@ -31,6 +38,15 @@ type genericStack struct {
 	binPack  *binPackIterator
 	maxScore *maxScoreIterator
 	asks     map[string]*structs.AllocatedResources // by group name
+
+	// checkers are the feasibility checks in order; ExplainNode (explain.go)
+	// runs every one of them on a node after Select has set them up.
+	checkers []feasibilityChecker
+
+	// constraints: node pool, job/group/task constraints (feasible_constraint.go)
+	constraints *constraintChecker
+
+	prefs *preferenceStack // ranking after bin-pack (stack_prefs.go)
 }
 
 // newGenericStack wires the pipeline over nodes (already filtered to the
@@ -40,31 +56,44 @@ func newGenericStack(ctx *evalContext, job *structs.Job, nodes []*structs.Node, 
 	s.source = &staticIterator{ctx: ctx, nodes: nodes}
 	s.dcs = &datacenterChecker{datacenters: job.Datacenters}
 	s.drivers = &driverChecker{}
-	feasible := &feasibilityIterator{ctx: ctx, source: s.source, checkers: []feasibilityChecker{s.dcs, readyChecker{}, s.drivers}}
+	s.constraints = newConstraintChecker(ctx, job)
+	s.checkers = []feasibilityChecker{s.dcs, readyChecker{}, s.drivers, s.constraints}
+	feasible := &feasibilityIterator{ctx: ctx, source: s.source, checkers: s.checkers}
 	s.binPack = newBinPackIterator(ctx, feasible)
-	limit := 2
-	if !batch {
-		limit = serviceLimit(len(nodes))
-	}
-	s.maxScore = &maxScoreIterator{source: &limitIterator{source: s.binPack, limit: limit}}
+	s.prefs = newPreferenceStack(s, job, batch)
+	s.maxScore = &maxScoreIterator{source: s.prefs.limit}
 	return s
 }
 
 // Select picks a node for one allocation of tg, or nil when none fits. The
 // metric explaining the choice is s.ctx.metrics afterwards; err reports a
-// state read failure.
+// state read failure. The caller places an allocation of tg on the node
+// returned: the scorers count it for the next placements.
 func (s *genericStack) Select(tg *structs.TaskGroup) (*rankedNode, *structs.AllocMetric, error) {
+	return s.SelectWith(tg, nil)
+}
+
+// SelectWith is Select with options (nil: none).
+func (s *genericStack) SelectWith(tg *structs.TaskGroup, opts *selectOptions) (*rankedNode, *structs.AllocMetric, error) {
 	start := s.now()
 	s.ctx.newMetric(len(s.source.nodes), s.available)
 	s.drivers.setTaskGroup(tg)
+	s.constraints.setTaskGroup(tg)
 	ask, ok := s.asks[tg.Name]
 	if !ok {
 		ask = structs.AllocatedFor(tg)
 		s.asks[tg.Name] = ask
 	}
 	s.binPack.setAsk(ask)
-	s.maxScore.Reset()
-	option := s.maxScore.Next()
+	var option *rankedNode
+	if err := s.prefs.setTaskGroup(tg, opts); err != nil {
+		s.ctx.err = err
+	} else {
+		s.maxScore.Reset()
+		if option = s.maxScore.Next(); option != nil {
+			s.prefs.placed(option.node)
+		}
+	}
 	s.ctx.finishMetric()
 	s.ctx.metrics.AllocationTime = s.now().Sub(start)
 	if s.ctx.err != nil {

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"path"
 	"sort"
+	"strings"
 
 	"github.com/nomadish/nomadish/structs"
 )
@@ -57,6 +58,9 @@ func matchDatacenter(patterns []string, dc string) bool {
 		if p == "*" || p == dc {
 			return true
 		}
+		if !strings.ContainsAny(p, `*?[\`) {
+			continue // not a glob: the equality above decided (and path.Match costs)
+		}
 		if ok, err := path.Match(p, dc); err == nil && ok {
 			return true
 		}
@@ -75,10 +79,17 @@ func shuffleNodes(nodes []*structs.Node, evalID string, index uint64) {
 }
 
 // readyNodesInDCs returns the ready nodes in the job's datacenters and how
-// many there are per datacenter (AllocMetric.NodesAvailable).
+// many there are per datacenter (AllocMetric.NodesAvailable); a datacenter
+// the job names without a glob counts 0 when it has none, so explanations
+// can say "No nodes are available in datacenter ...", as Nomad's do.
 func readyNodesInDCs(nodes []*structs.Node, dcs []string) ([]*structs.Node, map[string]int) {
 	out := make([]*structs.Node, 0, len(nodes))
 	perDC := map[string]int{}
+	for _, dc := range dcs {
+		if !strings.ContainsAny(dc, "*?[\\") {
+			perDC[dc] = 0
+		}
+	}
 	for _, n := range nodes {
 		if !n.Ready() || !matchDatacenter(dcs, n.Datacenter) {
 			continue

@@ -31,6 +31,12 @@ func (v snapshotView) AllocsByNode(nodeID string) ([]*structs.Allocation, error)
 	return v.snap.AllocsByNode(nil, nodeID)
 }
 func (v snapshotView) LatestIndex() (uint64, error) { return v.snap.LatestIndex(nil) }
+func (v snapshotView) LatestDeploymentByJobID(ns, jobID string) (*structs.Deployment, error) {
+	return v.snap.LatestDeploymentByJobID(nil, ns, jobID)
+}
+func (v snapshotView) SchedulerConfig() (*structs.SchedulerConfiguration, error) {
+	return v.snap.SchedulerConfig(nil)
+}
 
 // planState gives the plan applier the newest committed state.
 type planState struct{ s *Server }

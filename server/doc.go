@@ -1,5 +1,6 @@
 // Package server is the nomadish server: raft and its FSM over the state
 // store, the RPC endpoints (in process and over TCP), and the leader's duties
-// (eval broker, blocked evals, plan applier, scheduler workers, heartbeats),
-// wired from the server/broker, server/planapply and server/worker packages.
+// (eval broker, blocked evals, plan applier, scheduler workers, heartbeats,
+// node drainer), wired from the server/broker, server/planapply,
+// server/worker and server/drainer packages.
 package server

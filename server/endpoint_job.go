@@ -59,25 +59,17 @@ func (e *jobEndpoint) Register(args *structs.JobRegisterRequest, reply *structs.
 	if err != nil {
 		return err
 	}
-	if args.EnforceIndex {
-		var cur uint64
-		if existing != nil {
-			cur = existing.JobModifyIndex
-		}
-		if cur != args.JobModifyIndex {
-			return structs.NewCodedError(structs.ErrCodeConflict,
-				"enforcing job modify index %d: job exists with conflicting job modify index: %d", args.JobModifyIndex, cur)
-		}
+	if err := enforceJobModifyIndex(args, existing); err != nil {
+		return err
+	}
+	if existing != nil && existing.Type != job.Type {
+		// As Nomad: the reconcilers of two types disagree on names and counts.
+		return structs.NewCodedError(structs.ErrCodeBadRequest, "cannot update job from type %q to %q", existing.Type, job.Type)
 	}
 	now := time.Now()
 	job.Status = structs.JobStatusPending
 	job.SubmitTime = now.UnixNano()
-	if existing != nil {
-		job.Version = existing.Version
-		if jobSpecChanged(existing, job) {
-			job.Version++
-		}
-	}
+	setJobVersion(existing, job)
 	eval := newJobEval(job, structs.EvalTriggerJobRegister, now)
 	req := &structs.JobRegisterRequest{Job: job, Eval: eval, WriteRequest: args.WriteRequest}
 	index, _, err := e.s.raftApply(structs.JobRegisterRequestType, req)
@@ -124,7 +116,7 @@ func (e *jobEndpoint) Deregister(args *structs.JobDeregisterRequest, reply *stru
 	entry.Namespace, entry.Eval = ns, eval
 	if !args.Purge {
 		entry.Job = existing.Copy()
-		entry.Job.Stop = true
+		stopJobVersion(entry.Job)
 	}
 	index, _, err := e.s.raftApply(structs.JobDeregisterRequestType, entry)
 	if err != nil {
@@ -243,25 +235,19 @@ func (e *jobEndpoint) Plan(args *structs.JobPlanRequest, reply *structs.JobPlanR
 	job.ModifyIndex, job.JobModifyIndex = index+1, index+1
 	eval := newJobEval(job, structs.EvalTriggerJobRegister, now)
 	eval.JobModifyIndex = job.JobModifyIndex
-	_, ann, failed, err := scheduler.DryRun(job.Type, scheduler.WithJob(snapshotView{snap}, job), eval, now)
+	dryPlan, ann, failed, err := scheduler.DryRun(job.Type, scheduler.WithJob(snapshotView{snap}, job), eval, now)
 	if err != nil {
 		return structs.NewCodedError(structs.ErrCodeBadRequest, "planning job: %v", err)
 	}
 	reply.Annotations, reply.FailedTGAllocs = ann, failed
+	if args.WhyNotNode != "" {
+		if reply.NodeVerdicts, err = whyNotNode(snapshotView{snap}, dryPlan, job, args.WhyNotNode, args.WhyNotGroup, now); err != nil {
+			return err
+		}
+	}
 	if args.Diff {
-		reply.Diff = jobDiff(existing, job)
+		reply.Diff = planDiff(existing, job, ann)
 	}
 	reply.Index = index
 	return nil
-}
-
-// jobDiff is the minimal diff: Added, Edited or None.
-func jobDiff(old, cur *structs.Job) *structs.JobDiff {
-	switch {
-	case old == nil:
-		return &structs.JobDiff{Type: "Added", ID: cur.ID}
-	case jobSpecChanged(old, cur):
-		return &structs.JobDiff{Type: "Edited", ID: cur.ID}
-	}
-	return &structs.JobDiff{Type: "None", ID: cur.ID}
 }

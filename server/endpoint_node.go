@@ -35,6 +35,7 @@ func (e *nodeEndpoint) Register(args *structs.NodeRegisterRequest, reply *struct
 		return structs.NewCodedError(structs.ErrCodeBadRequest, "node secret ID does not match the registered node's")
 	}
 	node := n.Copy()
+	node.ComputeClass()
 	node.Status = structs.NodeStatusReady
 	node.StatusUpdatedAt = time.Now().UnixNano()
 	index, _, err := e.s.raftApply(structs.NodeRegisterRequestType, &structs.NodeRegisterRequest{Node: node})
@@ -111,7 +112,8 @@ func (e *nodeEndpoint) UpdateStatus(args *structs.NodeUpdateStatusRequest, reply
 }
 
 // createNodeEvals creates a node-update eval for each job with allocations
-// on the node, in one raft entry; it returns their IDs and the entry's index.
+// on the node and each system or sysbatch job that targets it, in one raft
+// entry; it returns their IDs and the entry's index.
 func (s *Server) createNodeEvals(nodeID string, nodeIndex uint64) ([]string, uint64, error) {
 	snap := s.State().Snapshot()
 	allocs, err := snap.AllocsByNode(nil, nodeID)
@@ -135,6 +137,16 @@ func (s *Server) createNodeEvals(nodeID string, nodeIndex uint64) ([]string, uin
 		if job == nil {
 			continue
 		}
+		ev := newJobEval(job, structs.EvalTriggerNodeUpdate, now)
+		ev.NodeID, ev.NodeModifyIndex, ev.JobModifyIndex = nodeID, nodeIndex, job.JobModifyIndex
+		evals = append(evals, ev)
+		ids = append(ids, ev.ID)
+	}
+	sysJobs, err := systemJobsForNode(snap, nodeID, seen)
+	if err != nil {
+		return nil, 0, err
+	}
+	for _, job := range sysJobs {
 		ev := newJobEval(job, structs.EvalTriggerNodeUpdate, now)
 		ev.NodeID, ev.NodeModifyIndex, ev.JobModifyIndex = nodeID, nodeIndex, job.JobModifyIndex
 		evals = append(evals, ev)

@@ -65,6 +65,20 @@ func (f *fsm) Apply(l *raft.Log) any {
 		return f.applyAllocClientUpdate(buf, index)
 	case structs.ApplyPlanResultsRequestType:
 		return f.applyPlanResults(buf, index)
+	case structs.DeploymentStatusUpdateRequestType:
+		return f.applyDeploymentStatusUpdate(buf, index)
+	case structs.DeploymentPromoteRequestType:
+		return f.applyDeploymentPromote(buf, index)
+	case structs.JobStabilityRequestType:
+		return f.applyJobStability(buf, index)
+	case structs.NodeUpdateDrainRequestType:
+		return f.applyNodeUpdateDrain(buf, index)
+	case structs.NodeUpdateEligibilityRequestType:
+		return f.applyNodeUpdateEligibility(buf, index)
+	case structs.AllocUpdateDesiredTransitionRequestType:
+		return f.applyAllocDesiredTransition(buf, index)
+	case structs.SchedulerConfigRequestType:
+		return f.applySchedulerConfig(buf, index)
 	}
 	if msgType&structs.IgnoreUnknownTypeFlag != 0 {
 		f.logger.Warn("ignoring unknown raft message type", "type", msgType, "index", index)

@@ -15,7 +15,7 @@ import (
 )
 
 // schedulerTypes are the eval types the workers dequeue.
-var schedulerTypes = []string{structs.JobTypeService, structs.JobTypeBatch}
+var schedulerTypes = []string{structs.JobTypeService, structs.JobTypeBatch, structs.JobTypeSystem, structs.JobTypeSysBatch}
 
 // leaderState tracks the leader duties. Owned by the leadership monitor
 // goroutine (establish/revoke); ready() may be read from any goroutine.
@@ -132,7 +132,9 @@ func (s *Server) establishLeadership() error {
 		run(w.Run)
 	}
 	run(s.reapFailedEvals)
+	run(s.newDeploymentWatcher().Run)
 	run(s.reapCancelledEvals)
+	run(s.runDrainer)
 	if err := s.initHeartbeats(snap); err != nil {
 		cancel()
 		wg.Wait()

@@ -42,6 +42,8 @@ func (s *Server) registerEndpoints() error {
 	eps := map[string]any{
 		"Job": &jobEndpoint{s}, "Node": &nodeEndpoint{s}, "Alloc": &allocEndpoint{s},
 		"Eval": &evalEndpoint{s}, "Status": &statusEndpoint{s},
+		"Operator":   &operatorEndpoint{s},
+		"Deployment": &deploymentEndpoint{s},
 	}
 	errType := reflect.TypeOf((*error)(nil)).Elem()
 	for name, ep := range eps {

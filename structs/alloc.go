@@ -42,6 +42,17 @@ type Allocation struct {
 	FollowupEvalID     string
 	// RescheduleTracker lists the reschedules that led to this allocation.
 	RescheduleTracker *RescheduleTracker
+	// PreemptedAllocations are the allocations evicted to make room for
+	// this one; PreemptedByAllocation is the allocation this one was
+	// evicted for.
+	PreemptedAllocations  []string
+	PreemptedByAllocation string
+	// DeploymentID is the deployment that placed (or updated) the
+	// allocation; DeploymentStatus its health there, reported by the client.
+	DeploymentID     string
+	DeploymentStatus *AllocDeploymentStatus
+	// DesiredTransition is set by the drainer (Migrate).
+	DesiredTransition DesiredTransition
 
 	CreateIndex      uint64
 	ModifyIndex      uint64
@@ -118,28 +129,32 @@ func (a *Allocation) Copy() *Allocation {
 
 // AllocListStub is the row of GET /v1/allocations and /v1/job/:id/allocations.
 type AllocListStub struct {
-	ID                 string
-	EvalID             string
-	Name               string
-	Namespace          string
-	NodeID             string
-	NodeName           string
-	JobID              string
-	JobType            string
-	JobVersion         uint64
-	TaskGroup          string
-	AllocatedResources *AllocatedResources `json:",omitempty"`
-	DesiredStatus      string
-	DesiredDescription string
-	ClientStatus       string
-	ClientDescription  string
-	TaskStates         map[string]*TaskState
-	FollowupEvalID     string
-	RescheduleTracker  *RescheduleTracker
-	CreateIndex        uint64
-	ModifyIndex        uint64
-	CreateTime         int64
-	ModifyTime         int64
+	ID                    string
+	EvalID                string
+	Name                  string
+	Namespace             string
+	NodeID                string
+	NodeName              string
+	JobID                 string
+	JobType               string
+	JobVersion            uint64
+	TaskGroup             string
+	AllocatedResources    *AllocatedResources `json:",omitempty"`
+	DesiredStatus         string
+	DesiredDescription    string
+	ClientStatus          string
+	ClientDescription     string
+	TaskStates            map[string]*TaskState
+	FollowupEvalID        string
+	RescheduleTracker     *RescheduleTracker
+	PreemptedAllocations  []string `json:",omitempty"`
+	PreemptedByAllocation string   `json:",omitempty"`
+	DesiredTransition     DesiredTransition
+	DeploymentStatus      *AllocDeploymentStatus
+	CreateIndex           uint64
+	ModifyIndex           uint64
+	CreateTime            int64
+	ModifyTime            int64
 }
 
 // Stub returns the list row of the allocation.
@@ -150,7 +165,9 @@ func (a *Allocation) Stub() *AllocListStub {
 		DesiredStatus: a.DesiredStatus, DesiredDescription: a.DesiredDescription,
 		ClientStatus: a.ClientStatus, ClientDescription: a.ClientDescription,
 		TaskStates: a.TaskStates, FollowupEvalID: a.FollowupEvalID, RescheduleTracker: a.RescheduleTracker,
-		CreateIndex: a.CreateIndex, ModifyIndex: a.ModifyIndex,
+		DeploymentStatus:     a.DeploymentStatus,
+		PreemptedAllocations: a.PreemptedAllocations, PreemptedByAllocation: a.PreemptedByAllocation,
+		DesiredTransition: a.DesiredTransition, CreateIndex: a.CreateIndex, ModifyIndex: a.ModifyIndex,
 		CreateTime: a.CreateTime, ModifyTime: a.ModifyTime,
 	}
 	if a.Job != nil {

@@ -37,3 +37,22 @@ func ScoreFitBinPack(node *Node, util ComparableResources) float64 {
 	}
 	return score
 }
+
+// ScoreFitSpread scores how empty the node would be with util used, from 0
+// (full) to 18 (empty): Nomad's "spread" scheduler algorithm, the mirror of
+// ScoreFitBinPack, so that allocations go to the emptiest nodes first.
+func ScoreFitSpread(node *Node, util ComparableResources) float64 {
+	avail := node.Comparable()
+	if avail.CpuShares <= 0 || avail.MemoryMB <= 0 {
+		return 0
+	}
+	freeCPU := 1 - float64(util.CpuShares)/float64(avail.CpuShares)
+	freeMem := 1 - float64(util.MemoryMB)/float64(avail.MemoryMB)
+	score := math.Pow(10, freeCPU) + math.Pow(10, freeMem) - 2
+	if score > 18 {
+		score = 18
+	} else if score < 0 {
+		score = 0
+	}
+	return score
+}

@@ -48,7 +48,13 @@ type Job struct {
 	Meta        map[string]string
 	// Reschedule is the job-level reschedule policy (Nomad's API field):
 	// Canonicalize gives it to every group without its own.
-	Reschedule        *ReschedulePolicy
+	Reschedule *ReschedulePolicy
+	// Migrate is the job-level migrate block: Canonicalize gives it to
+	// every group without its own.
+	Migrate *MigrateStrategy
+	// Update is the job-level update block: service groups without their
+	// own take it (Canonicalize).
+	Update            *UpdateStrategy
 	Stop              bool
 	Status            string
 	StatusDescription string
@@ -74,7 +80,11 @@ type TaskGroup struct {
 	Affinities       []*Affinity
 	Spreads          []*Spread
 	EphemeralDisk    *EphemeralDisk
-	Meta             map[string]string
+	// Migrate says how allocs leave a draining node (service jobs).
+	Migrate *MigrateStrategy
+	Meta    map[string]string
+	// Update says how a new job version rolls out (service jobs only).
+	Update *UpdateStrategy
 }
 
 // Task is one process, container or VM run by a driver.
@@ -158,7 +168,11 @@ func (j *Job) Canonicalize() {
 }
 
 func (tg *TaskGroup) canonicalize(j *Job) {
-	if tg.Count == 0 && j.Type != JobTypeSystem && j.Type != JobTypeSysBatch {
+	switch {
+	case j.Type == JobTypeSystem || j.Type == JobTypeSysBatch:
+		// One allocation per feasible node: the count is ignored.
+		tg.Count = 1
+	case tg.Count == 0:
 		// Nomad defaults a missing count to 1; an explicit 0 arrives as 0
 		// only through the API, where we cannot tell them apart either.
 		tg.Count = 1
@@ -183,6 +197,11 @@ func (tg *TaskGroup) canonicalize(j *Job) {
 	if tg.ReschedulePolicy != nil {
 		tg.ReschedulePolicy.canonicalize(j.Type)
 	}
+	if tg.EphemeralDisk == nil {
+		tg.EphemeralDisk = DefaultEphemeralDisk()
+	}
+	tg.canonicalizeMigrate(j)
+	tg.canonicalizeUpdate(j)
 	for _, t := range tg.Tasks {
 		t.Canonicalize()
 	}
@@ -222,6 +241,7 @@ func (j *Job) Validate() error {
 	if len(j.TaskGroups) == 0 {
 		errs.Add(fmt.Errorf("missing job task groups"))
 	}
+	validatePreferences("job", j.Affinities, j.Spreads, &errs)
 	seen := map[string]bool{}
 	for i, tg := range j.TaskGroups {
 		if tg.Name == "" {
@@ -234,6 +254,7 @@ func (j *Job) Validate() error {
 		seen[tg.Name] = true
 		tg.validate(&errs)
 	}
+	j.validateConstraints(&errs)
 	return errs.ErrorOrNil()
 }
 
@@ -255,6 +276,8 @@ func (tg *TaskGroup) validate(errs *MultiError) {
 	if tg.ReschedulePolicy != nil {
 		tg.ReschedulePolicy.validate(fmt.Sprintf("group %q", tg.Name), errs)
 	}
+	validatePreferences(fmt.Sprintf("group %q", tg.Name), tg.Affinities, tg.Spreads, errs)
+	tg.validateUpdate(errs)
 	seen := map[string]bool{}
 	for i, t := range tg.Tasks {
 		if t.Name == "" {
@@ -268,6 +291,7 @@ func (tg *TaskGroup) validate(errs *MultiError) {
 		if t.Driver == "" {
 			errs.Add(fmt.Errorf("group %q: task %q: missing driver", tg.Name, t.Name))
 		}
+		validatePreferences(fmt.Sprintf("group %q: task %q", tg.Name, t.Name), t.Affinities, nil, errs)
 		if t.KillTimeout < 0 {
 			errs.Add(fmt.Errorf("group %q: task %q: kill_timeout can't be negative", tg.Name, t.Name))
 		}

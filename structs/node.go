@@ -40,6 +40,7 @@ type Node struct {
 	StatusUpdatedAt       int64
 	SchedulingEligibility string
 	Drain                 bool
+	DrainStrategy         *DrainStrategy // nil unless draining; Drain mirrors it
 	Events                []*NodeEvent
 	ComputedClass         string
 

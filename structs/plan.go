@@ -14,6 +14,11 @@ type Plan struct {
 	NodePreemptions map[string][]*Allocation
 	// SnapshotIndex is the state index the scheduler planned against.
 	SnapshotIndex uint64
+	// Deployment is a deployment to create or update with the plan.
+	Deployment *Deployment
+	// DeploymentUpdates are status changes of other deployments (an old
+	// version's, cancelled).
+	DeploymentUpdates []*DeploymentStatusUpdate
 }
 
 // NewPlan returns an empty plan for the eval.
@@ -45,7 +50,8 @@ func (p *Plan) AppendStoppedAlloc(a *Allocation, desc, clientStatus string) {
 
 // IsNoOp reports whether the plan changes nothing.
 func (p *Plan) IsNoOp() bool {
-	return len(p.NodeUpdate) == 0 && len(p.NodeAllocation) == 0 && len(p.NodePreemptions) == 0
+	return len(p.NodeUpdate) == 0 && len(p.NodeAllocation) == 0 && len(p.NodePreemptions) == 0 &&
+		p.Deployment == nil && len(p.DeploymentUpdates) == 0
 }
 
 // Fields returns key/value pairs for structured logs.

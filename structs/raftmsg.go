@@ -7,16 +7,22 @@ package structs
 type MessageType uint8
 
 const (
-	NodeRegisterRequestType      MessageType = 0
-	NodeDeregisterRequestType    MessageType = 1
-	NodeUpdateStatusRequestType  MessageType = 2
-	JobRegisterRequestType       MessageType = 3
-	JobDeregisterRequestType     MessageType = 4
-	EvalUpdateRequestType        MessageType = 5
-	EvalDeleteRequestType        MessageType = 6
-	AllocUpdateRequestType       MessageType = 7 // server-side alloc writes
-	AllocClientUpdateRequestType MessageType = 8 // client status reports
-	ApplyPlanResultsRequestType  MessageType = 9
+	NodeRegisterRequestType                 MessageType = 0
+	NodeDeregisterRequestType               MessageType = 1
+	NodeUpdateStatusRequestType             MessageType = 2
+	JobRegisterRequestType                  MessageType = 3
+	JobDeregisterRequestType                MessageType = 4
+	EvalUpdateRequestType                   MessageType = 5
+	EvalDeleteRequestType                   MessageType = 6
+	AllocUpdateRequestType                  MessageType = 7 // server-side alloc writes
+	AllocClientUpdateRequestType            MessageType = 8 // client status reports
+	ApplyPlanResultsRequestType             MessageType = 9
+	NodeUpdateDrainRequestType              MessageType = 10
+	NodeUpdateEligibilityRequestType        MessageType = 11
+	AllocUpdateDesiredTransitionRequestType MessageType = 12
+	DeploymentStatusUpdateRequestType       MessageType = 13
+	DeploymentPromoteRequestType            MessageType = 14
+	SchedulerConfigRequestType              MessageType = 15 // SchedulerSetConfigRequest
 )
 
 // IgnoreUnknownTypeFlag marks an entry that older servers may skip.
@@ -39,4 +45,8 @@ type ApplyPlanResultsRequest struct {
 	Evals []*Evaluation
 	// UpdatedAt is the commit time, in unix nanoseconds (set by the leader).
 	UpdatedAt int64
+	// Deployment is created or updated with the plan; DeploymentUpdates
+	// change other deployments' status.
+	Deployment        *Deployment
+	DeploymentUpdates []*DeploymentStatusUpdate
 }

@@ -185,7 +185,9 @@ func (n *Node) Comparable() ComparableResources {
 	return c
 }
 
-// AllocatedFor converts a group's asks into what an allocation holds.
+// AllocatedFor converts a group's asks into what an allocation holds: its
+// tasks' CPU and memory, and as shared disk the tasks' disk plus the group's
+// ephemeral disk.
 func AllocatedFor(tg *TaskGroup) *AllocatedResources {
 	ar := &AllocatedResources{Tasks: make(map[string]*AllocatedTaskResources, len(tg.Tasks))}
 	for _, t := range tg.Tasks {
@@ -198,6 +200,9 @@ func AllocatedFor(tg *TaskGroup) *AllocatedResources {
 			Memory: AllocatedMemoryResources{MemoryMB: int64(r.MemoryMB), MemoryMaxMB: int64(r.MemoryMaxMB)},
 		}
 		ar.Shared.DiskMB += int64(r.DiskMB)
+	}
+	if tg.EphemeralDisk != nil {
+		ar.Shared.DiskMB += int64(tg.EphemeralDisk.SizeMB)
 	}
 	return ar
 }

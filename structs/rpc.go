@@ -89,6 +89,10 @@ type JobDeregisterResponse struct {
 type JobPlanRequest struct {
 	Job  *Job
 	Diff bool
+	// WhyNotNode (extension) asks for the whole verdict of one node (ID,
+	// unique ID prefix or name) for WhyNotGroup, or every group when empty.
+	WhyNotNode  string `json:",omitempty"`
+	WhyNotGroup string `json:",omitempty"`
 	WriteRequest
 }
 
@@ -100,12 +104,16 @@ type JobPlanResponse struct {
 	CreatedEvals   []*Evaluation
 	Diff           *JobDiff
 	Warnings       string
+	// NodeVerdicts (extension) answers WhyNotNode: group -> the node's verdict.
+	NodeVerdicts map[string]*NodeVerdict `json:",omitempty"`
 	WriteMeta
 }
 
 // PlanAnnotations summarize a dry-run plan per task group.
 type PlanAnnotations struct {
 	DesiredTGUpdates map[string]*DesiredUpdates
+	// PreemptedAllocs are the allocations the plan would evict.
+	PreemptedAllocs []*AllocListStub
 }
 
 // DesiredUpdates counts what a plan does to one group.
@@ -124,40 +132,7 @@ type DesiredUpdates struct {
 	RescheduleLater uint64
 }
 
-// JobDiff is the (minimal) difference between the registered and planned job.
-type JobDiff struct {
-	Type       string // "None", "Added", "Deleted", "Edited"
-	ID         string
-	Fields     []*FieldDiff
-	Objects    []*ObjectDiff
-	TaskGroups []*TaskGroupDiff
-}
-
-// FieldDiff is one changed field.
-type FieldDiff struct {
-	Type        string
-	Name        string
-	Old, New    string
-	Annotations []string
-}
-
-// ObjectDiff is one changed object.
-type ObjectDiff struct {
-	Type    string
-	Name    string
-	Fields  []*FieldDiff
-	Objects []*ObjectDiff
-}
-
-// TaskGroupDiff is one changed group.
-type TaskGroupDiff struct {
-	Type    string
-	Name    string
-	Fields  []*FieldDiff
-	Objects []*ObjectDiff
-	Tasks   []*ObjectDiff
-	Updates map[string]uint64
-}
+// JobDiff and the other diff types are in diff.go.
 
 // JobSpecificRequest names one job.
 type JobSpecificRequest struct {

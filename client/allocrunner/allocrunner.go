@@ -59,6 +59,12 @@ type AllocRunner struct {
 
 	runOnce sync.Once
 	waitCh  chan struct{} // closed when every task is dead
+
+	// healthFor is the deployment whose health is watched, health the
+	// verdict (nil until decided); guarded by mu (health.go).
+	healthFor string
+	health    *structs.AllocDeploymentStatus
+	healthCh  chan struct{} // cap 1: a task state changed
 }
 
 // New returns an alloc runner; it restores its tasks' states from cfg.State
@@ -75,6 +81,7 @@ func New(cfg Config) (*AllocRunner, error) {
 		tasks:       map[string]*taskrunner.TaskRunner{},
 		failedTasks: map[string]*structs.TaskState{},
 		waitCh:      make(chan struct{}),
+		healthCh:    make(chan struct{}, 1),
 	}
 	tg := ar.group()
 	if tg == nil {
@@ -162,6 +169,7 @@ func (ar *AllocRunner) run() {
 		close(ar.waitCh)
 	}()
 	ar.sendUpdate()
+	ar.startHealthWatch()
 }
 
 // failAll marks every task failed with a setup failure (alloc dir error).

@@ -66,6 +66,7 @@ func (ar *AllocRunner) taskStateUpdated() {
 	if killAll {
 		ar.Kill()
 	}
+	ar.notifyHealth()
 	ar.sendUpdate()
 }
 
@@ -77,9 +78,11 @@ func (ar *AllocRunner) sendUpdate() {
 		return
 	}
 	a := ar.Alloc()
+	deploymentID, health := ar.deploymentHealth()
 	ar.cfg.OnUpdate(&structs.Allocation{
 		ID: a.ID, NodeID: a.NodeID, ClientStatus: a.ClientStatus,
 		ClientDescription: a.ClientDescription, TaskStates: a.TaskStates,
+		DeploymentID: deploymentID, DeploymentStatus: health,
 	})
 }
 
@@ -96,7 +99,9 @@ func (ar *AllocRunner) Update(alloc *structs.Allocation) {
 	}
 	if alloc.TerminalStatus() {
 		ar.Kill()
+		return
 	}
+	ar.startHealthWatch()
 }
 
 // Kill asks every task to stop; it does not wait (see WaitCh).

@@ -23,11 +23,18 @@ func (s *Store) SubmitPlan(plan *structs.Plan) (*structs.PlanResult, scheduler.S
 		NodePreemptions: map[string][]*structs.Allocation{},
 	}
 	var accepted []string
+	bad := map[string]string{}
 	for _, id := range planNodes(plan) {
-		if s.nodeFits(plan, id) && (s.RejectNode == nil || !s.RejectNode(id)) {
-			accepted = append(accepted, id)
-		} else {
+		if !s.nodeFits(plan, id) || (s.RejectNode != nil && s.RejectNode(id)) {
+			bad[id] = "rejected"
+		}
+	}
+	structs.RejectTied(plan, bad) // as the plan applier does
+	for _, id := range planNodes(plan) {
+		if _, rejected := bad[id]; rejected {
 			result.RejectedNodes = append(result.RejectedNodes, id)
+		} else {
+			accepted = append(accepted, id)
 		}
 	}
 	if len(result.RejectedNodes) > 0 && plan.Job != nil && plan.Job.AllAtOnce {
@@ -49,6 +56,19 @@ func (s *Store) SubmitPlan(plan *structs.Plan) (*structs.PlanResult, scheduler.S
 				}
 			}
 		}
+	}
+	var placed []*structs.Allocation
+	for _, as := range result.NodeAllocation {
+		placed = append(placed, as...)
+	}
+	s.applyPlanDeployments(plan, placed, idx)
+	// As the plan applier does: jobs that lost allocs get an eval.
+	var preempted []*structs.Allocation
+	for _, id := range accepted {
+		preempted = append(preempted, result.NodePreemptions[id]...)
+	}
+	for _, e := range structs.PreemptionEvals(preempted, 0) {
+		s.UpsertEval(e)
 	}
 	result.AllocIndex = idx
 	s.Results = append(s.Results, result)

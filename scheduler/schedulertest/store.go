@@ -20,6 +20,12 @@ type Store struct {
 	allocs map[string]*structs.Allocation
 	evals  map[string]*structs.Evaluation
 	order  []string // eval IDs in creation order
+	// sortedNodes caches Nodes' result; UpsertNode clears it.
+	sortedNodes []*structs.Node
+	// schedConfig is the scheduler configuration (nil: the default).
+	schedConfig *structs.SchedulerConfiguration
+	// deployments by ID (deployments.go); nil until the first one.
+	deployments map[string]*structs.Deployment
 
 	// BeforeSubmit, when set, runs at the start of every SubmitPlan: a
 	// concurrent writer racing the scheduler (e.g. to force a partial commit).
@@ -49,8 +55,9 @@ func NewStore() *Store {
 
 func (s *Store) bump() uint64 { s.index++; return s.index }
 
-// UpsertNode adds or replaces a node.
+// UpsertNode adds or replaces a node, computing its ComputedClass.
 func (s *Store) UpsertNode(n *structs.Node) {
+	n.ComputeClass() // as the server's Node.Register does
 	idx := s.bump()
 	if old := s.nodes[n.ID]; old != nil {
 		n.CreateIndex = old.CreateIndex
@@ -59,6 +66,7 @@ func (s *Store) UpsertNode(n *structs.Node) {
 	}
 	n.ModifyIndex = idx
 	s.nodes[n.ID] = n
+	s.sortedNodes = nil
 }
 
 // UpsertJob adds or replaces a job, bumping its version when it existed.
@@ -144,18 +152,25 @@ func sortAllocs(as []*structs.Allocation) {
 		if a.Index() != b.Index() {
 			return a.Index() < b.Index()
 		}
-		return a.CreateIndex < b.CreateIndex
+		if a.CreateIndex != b.CreateIndex {
+			return a.CreateIndex < b.CreateIndex
+		}
+		return a.NodeID < b.NodeID // a system job's allocs share one name
 	})
 }
 
-// Nodes returns all nodes sorted by ID.
+// Nodes returns all nodes sorted by ID. The slice is cached until the next
+// UpsertNode (benchmarks read it once per eval): callers must not mutate it.
 func (s *Store) Nodes() ([]*structs.Node, error) {
-	out := make([]*structs.Node, 0, len(s.nodes))
-	for _, n := range s.nodes {
-		out = append(out, n)
+	if s.sortedNodes == nil {
+		out := make([]*structs.Node, 0, len(s.nodes))
+		for _, n := range s.nodes {
+			out = append(out, n)
+		}
+		sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+		s.sortedNodes = out
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-	return out, nil
+	return s.sortedNodes, nil
 }
 
 // NodeByID returns the node or nil.
@@ -192,3 +207,19 @@ func (s *Store) AllocsByNode(nodeID string) ([]*structs.Allocation, error) {
 
 // LatestIndex returns the index of the last write.
 func (s *Store) LatestIndex() (uint64, error) { return s.index, nil }
+
+// SchedulerConfig returns the configuration set with SetSchedulerConfig, or
+// structs.DefaultSchedulerConfiguration.
+func (s *Store) SchedulerConfig() (*structs.SchedulerConfiguration, error) {
+	if s.schedConfig == nil {
+		return structs.DefaultSchedulerConfiguration(), nil
+	}
+	return s.schedConfig, nil
+}
+
+// SetSchedulerConfig replaces the scheduler configuration.
+func (s *Store) SetSchedulerConfig(c *structs.SchedulerConfiguration) {
+	idx := s.bump()
+	c.ModifyIndex = idx
+	s.schedConfig = c
+}

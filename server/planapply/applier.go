@@ -124,6 +124,8 @@ func (a *Applier) apply(plan *structs.Plan) (*structs.PlanResult, error) {
 	}
 	if req != nil {
 		req.UpdatedAt = a.now().UnixNano()
+		// Jobs that lose allocations get an eval to place them again.
+		req.Evals = append(req.Evals, structs.PreemptionEvals(req.AllocsPreempted, req.UpdatedAt)...)
 		index, err := a.commit.ApplyPlanResults(req)
 		if err != nil {
 			return nil, fmt.Errorf("committing plan of eval %s: %w", plan.EvalID, err)

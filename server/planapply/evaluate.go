@@ -97,13 +97,21 @@ func evaluatePlan(snap Snapshot, p *structs.Plan) (*structs.PlanResult, *structs
 		NodeAllocation:  map[string][]*structs.Allocation{},
 		NodePreemptions: map[string][]*structs.Allocation{},
 	}
-	var rejected []rejection
-	for _, id := range nodeIDs(p) {
+	ids := nodeIDs(p)
+	reasons := map[string]string{} // rejected nodes
+	for _, id := range ids {
 		ok, reason, err := evaluateNode(snap, p, id)
 		if err != nil {
 			return nil, nil, nil, err
 		}
 		if !ok {
+			reasons[id] = reason
+		}
+	}
+	structs.RejectTied(p, reasons)
+	var rejected []rejection
+	for _, id := range ids {
+		if reason, bad := reasons[id]; bad {
 			rejected = append(rejected, rejection{id, reason})
 			res.RejectedNodes = append(res.RejectedNodes, id)
 			continue
@@ -140,7 +148,8 @@ func copyNode(res *structs.PlanResult, p *structs.Plan, id string) {
 // request builds the raft entry for the result, or nil when it is empty.
 // UpdatedAt is left for the caller.
 func request(res *structs.PlanResult, p *structs.Plan) *structs.ApplyPlanResultsRequest {
-	req := &structs.ApplyPlanResultsRequest{Job: p.Job, EvalID: p.EvalID}
+	req := &structs.ApplyPlanResultsRequest{Job: p.Job, EvalID: p.EvalID,
+		Deployment: p.Deployment, DeploymentUpdates: p.DeploymentUpdates}
 	for _, id := range sortedKeys(res.NodeAllocation) {
 		req.AllocsPlaced = append(req.AllocsPlaced, res.NodeAllocation[id]...)
 	}
@@ -150,7 +159,8 @@ func request(res *structs.PlanResult, p *structs.Plan) *structs.ApplyPlanResults
 	for _, id := range sortedKeys(res.NodePreemptions) {
 		req.AllocsPreempted = append(req.AllocsPreempted, res.NodePreemptions[id]...)
 	}
-	if len(req.AllocsPlaced)+len(req.AllocsStopped)+len(req.AllocsPreempted) == 0 {
+	if len(req.AllocsPlaced)+len(req.AllocsStopped)+len(req.AllocsPreempted) == 0 &&
+		req.Deployment == nil && len(req.DeploymentUpdates) == 0 {
 		return nil
 	}
 	return req

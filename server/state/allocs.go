@@ -46,6 +46,9 @@ func upsertAllocsTxn(txn *memdb.Txn, index uint64, allocs []*structs.Allocation,
 		}
 		if raw != nil {
 			old := raw.(*structs.Allocation)
+			if a.Job != nil && old.Job != nil && a.Job.Priority < old.Job.Priority {
+				c.capacity = true // now preemptible by more jobs: blocked evals retry
+			}
 			a.CreateIndex = old.CreateIndex
 			a.ClientStatus = old.ClientStatus
 			a.ClientDescription = old.ClientDescription
@@ -74,11 +77,23 @@ func (s *StateStore) UpsertPlanResults(index uint64, req *structs.ApplyPlanResul
 	txn := s.db.Txn(true)
 	defer txn.Abort()
 	c := &changes{}
-	stops := append(append([]*structs.Allocation(nil), req.AllocsStopped...), req.AllocsPreempted...)
+	stops := append([]*structs.Allocation(nil), req.AllocsStopped...)
+	for _, p := range req.AllocsPreempted {
+		c := *p
+		c.ClientStatus = "" // the client's own report stands: the plan's copy may be stale
+		stops = append(stops, &c)
+	}
 	if err := stopAllocsTxn(txn, index, stops, req.UpdatedAt, c); err != nil {
 		return err
 	}
+	joined, err := joinedDeploymentTxn(txn, req.AllocsPlaced)
+	if err != nil {
+		return err
+	}
 	if err := upsertAllocsTxn(txn, index, req.AllocsPlaced, req.Job, c); err != nil {
+		return err
+	}
+	if err := planDeploymentsTxn(txn, index, req, joined); err != nil {
 		return err
 	}
 	if err := upsertEvalsTxn(txn, index, req.Evals, c); err != nil {
@@ -100,6 +115,9 @@ func stopAllocsTxn(txn *memdb.Txn, index uint64, stops []*structs.Allocation, no
 		a := &cp
 		a.DesiredStatus = stop.DesiredStatus
 		a.DesiredDescription = stop.DesiredDescription
+		if stop.PreemptedByAllocation != "" {
+			a.PreemptedByAllocation = stop.PreemptedByAllocation
+		}
 		if stop.ClientStatus != "" {
 			a.ClientStatus = stop.ClientStatus
 		}
@@ -143,6 +161,9 @@ func (s *StateStore) UpdateAllocsFromClient(index uint64, allocs []*structs.Allo
 		a.ClientDescription = upd.ClientDescription
 		if upd.TaskStates != nil {
 			a.TaskStates = upd.TaskStates
+		}
+		if err := mergeClientHealth(txn, index, old, a, upd); err != nil {
+			return err
 		}
 		a.ModifyIndex = index
 		if upd.ModifyTime != 0 {

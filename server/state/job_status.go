@@ -53,8 +53,12 @@ func setJobStatuses(txn *memdb.Txn, index uint64, jobs map[structs.NamespacedID]
 // JobStatus derives a job's status as Nomad does: running while any
 // allocation is non-terminal; pending while any evaluation is; dead when
 // the job is stopped or everything it had has finished (a batch job whose
-// allocations all completed); pending otherwise (just registered).
+// allocations all completed); pending otherwise (just registered). A system
+// job is running until it is stopped.
 func JobStatus(job *structs.Job, allocs []*structs.Allocation, evals []*structs.Evaluation) string {
+	if job.Type == structs.JobTypeSystem && !job.Stop {
+		return structs.JobStatusRunning // as in Nomad: it waits for nodes
+	}
 	for _, a := range allocs {
 		if !a.TerminalStatus() {
 			return structs.JobStatusRunning

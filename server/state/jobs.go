@@ -62,6 +62,9 @@ func upsertJobTxn(txn *memdb.Txn, index uint64, job *structs.Job, c *changes) er
 		c.stopped = append(c.stopped, job.NamespacedID())
 	}
 	c.touchJob(job.Namespace, job.ID)
+	if err := upsertJobVersionTxn(txn, index, job); err != nil {
+		return err
+	}
 	return setIndex(txn, tableJobs, index)
 }
 
@@ -78,6 +81,9 @@ func (s *StateStore) DeleteJob(index uint64, namespace, id string, eval *structs
 	}
 	if n > 0 {
 		c.stopped = append(c.stopped, structs.NamespacedID{Namespace: namespace, ID: id})
+		if err := deleteJobVersionsTxn(txn, index, namespace, id); err != nil {
+			return err
+		}
 		if err := setIndex(txn, tableJobs, index); err != nil {
 			return err
 		}

@@ -28,6 +28,7 @@ func (s *StateStore) UpsertNode(index uint64, node *structs.Node) error {
 	}
 	if existing != nil {
 		node.CreateIndex = existing.(*structs.Node).CreateIndex
+		keepServerNodeFields(node, existing.(*structs.Node))
 	} else {
 		node.CreateIndex = index
 	}

@@ -40,7 +40,7 @@ func (s *StateSnapshot) Persist(w io.Writer) error {
 	for _, table := range []struct {
 		name string
 		t    recordType
-	}{{tableIndex, recordIndex}, {tableJobs, recordJob}, {tableNodes, recordNode}, {tableAllocs, recordAlloc}, {tableEvals, recordEval}} {
+	}{{tableIndex, recordIndex}, {tableJobs, recordJob}, {tableNodes, recordNode}, {tableAllocs, recordAlloc}, {tableEvals, recordEval}, {tableJobVersions, recordJobVersion}, {tableSchedulerConfig, recordSchedulerConfig}, {tableDeployments, recordDeployment}} {
 		it, err := txn.Get(table.name, "id")
 		if err != nil {
 			return fmt.Errorf("persisting %s: %w", table.name, err)
@@ -98,6 +98,12 @@ func newRecord(t recordType) (any, string, error) {
 		return &structs.Allocation{}, tableAllocs, nil
 	case recordEval:
 		return &structs.Evaluation{}, tableEvals, nil
+	case recordJobVersion:
+		return &structs.Job{}, tableJobVersions, nil
+	case recordSchedulerConfig:
+		return &structs.SchedulerConfiguration{}, tableSchedulerConfig, nil
+	case recordDeployment:
+		return &structs.Deployment{}, tableDeployments, nil
 	}
 	return nil, "", fmt.Errorf("restoring: unknown record type %d", t)
 }

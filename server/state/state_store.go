@@ -34,6 +34,14 @@ type Notifier interface {
 	JobStopped(namespace, jobID string)
 }
 
+// CommitObserver is an optional interface of a Notifier: Committed is called
+// after every write (after the Notifier's other calls for it), with the
+// write's index, from the FSM's goroutine. The randomized concurrency test
+// checks its invariants there, after every applied plan.
+type CommitObserver interface {
+	Committed(index uint64)
+}
+
 // StateStore is the server's replicated state. It is safe for concurrent
 // use: writes are serialized by memdb (only the FSM writes), reads run on
 // MVCC views and never block writes.
@@ -73,11 +81,14 @@ func New(logger hclog.Logger) (*StateStore, error) {
 
 func schema() *memdb.DBSchema {
 	return &memdb.DBSchema{Tables: map[string]*memdb.TableSchema{
-		tableJobs:   jobsSchema(),
-		tableNodes:  nodesSchema(),
-		tableAllocs: allocsSchema(),
-		tableEvals:  evalsSchema(),
-		tableIndex:  indexSchema(),
+		tableJobs:            jobsSchema(),
+		tableNodes:           nodesSchema(),
+		tableAllocs:          allocsSchema(),
+		tableEvals:           evalsSchema(),
+		tableIndex:           indexSchema(),
+		tableJobVersions:     jobVersionsSchema(),
+		tableSchedulerConfig: schedulerConfigSchema(),
+		tableDeployments:     deploymentsSchema(),
 	}}
 }
 
@@ -168,6 +179,9 @@ func (s *StateStore) commit(txn *memdb.Txn, index uint64, c *changes) error {
 	}
 	if c.capacity {
 		n.CapacityChanged(index)
+	}
+	if o, ok := n.(CommitObserver); ok {
+		o.Committed(index)
 	}
 	return nil
 }

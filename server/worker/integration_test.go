@@ -139,6 +139,9 @@ func (f *frozen) AllocsByNode(id string) ([]*structs.Allocation, error) {
 	return out, nil
 }
 func (f *frozen) LatestIndex() (uint64, error) { return f.index, nil }
+func (f *frozen) SchedulerConfig() (*structs.SchedulerConfiguration, error) {
+	return structs.DefaultSchedulerConfiguration(), nil
+}
 
 // TestWorkersWithRealSchedulerNeverOverCommit runs four workers with the
 // real service scheduler, broker and plan applier against a cluster that

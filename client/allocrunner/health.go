@@ -1,0 +1,143 @@
+package allocrunner
+
+import (
+	"time"
+
+	"github.com/nomadish/nomadish/structs"
+)
+
+// Health is the verdict of HealthAt.
+type Health struct {
+	Decided bool
+	Healthy bool
+	// RecheckAt is when to look again if nothing changes (undecided only).
+	RecheckAt time.Time
+}
+
+// HealthAt decides an allocation's deployment health from its task states,
+// the update block's task_states check (nomadish has no service checks:
+// "checks" is the same): healthy once every task has run for
+// MinHealthyTime since the watch began (a restart starts the wait over);
+// unhealthy when a task failed or finished, or HealthyDeadline passed
+// since the watch began first.
+func HealthAt(states map[string]*structs.TaskState, tasks int, up *structs.UpdateStrategy, since, now time.Time) Health {
+	deadline := time.Time{}
+	if up.HealthyDeadline > 0 {
+		deadline = since.Add(up.HealthyDeadline)
+	}
+	runningSince, allRunning := since, len(states) >= tasks
+	for _, s := range states {
+		switch {
+		case s.State == structs.TaskStateDead:
+			return Health{Decided: true, Healthy: false}
+		case s.State != structs.TaskStateRunning:
+			allRunning = false
+		}
+		for _, t := range []time.Time{s.StartedAt, s.LastRestart} {
+			if t.After(runningSince) {
+				runningSince = t
+			}
+		}
+	}
+	if allRunning && !now.Before(runningSince.Add(up.MinHealthyTime)) {
+		return Health{Decided: true, Healthy: true}
+	}
+	if !deadline.IsZero() && !now.Before(deadline) {
+		return Health{Decided: true, Healthy: false}
+	}
+	next := deadline
+	if allRunning {
+		if at := runningSince.Add(up.MinHealthyTime); next.IsZero() || at.Before(next) {
+			next = at
+		}
+	}
+	return Health{RecheckAt: next}
+}
+
+// healthWatch is the update block the alloc's health is watched under, or
+// nil when its deployment health is not the client's to decide (no
+// deployment, manual checks, or already reported).
+func (ar *AllocRunner) healthWatch() (up *structs.UpdateStrategy, deploymentID string, tasks int) {
+	ar.mu.Lock()
+	defer ar.mu.Unlock()
+	a := ar.alloc
+	tg := ar.group()
+	if a.DeploymentID == "" || tg == nil || tg.Update == nil || a.TerminalStatus() ||
+		tg.Update.HealthCheck == structs.UpdateHealthCheckManual || ar.healthFor == a.DeploymentID {
+		return nil, "", 0
+	}
+	if a.DeploymentStatus != nil && a.DeploymentStatus.Healthy != nil {
+		return nil, "", 0
+	}
+	ar.healthFor = a.DeploymentID
+	ar.health = nil
+	return tg.Update, a.DeploymentID, len(tg.Tasks)
+}
+
+// startHealthWatch starts watching the alloc's health for its current
+// deployment, once per deployment.
+func (ar *AllocRunner) startHealthWatch() {
+	if up, id, tasks := ar.healthWatch(); up != nil {
+		go ar.watchHealth(id, up, tasks, time.Now())
+	}
+}
+
+// watchHealth re-decides on every task state change and at RecheckAt,
+// until decided, then reports the verdict with the alloc's next update.
+func (ar *AllocRunner) watchHealth(deploymentID string, up *structs.UpdateStrategy, tasks int, since time.Time) {
+	for {
+		h := HealthAt(ar.TaskStates(), tasks, up, since, time.Now())
+		if h.Decided {
+			ar.mu.Lock()
+			if ar.healthFor != deploymentID {
+				ar.mu.Unlock()
+				return
+			}
+			healthy := h.Healthy
+			ar.health = &structs.AllocDeploymentStatus{Healthy: &healthy, Timestamp: time.Now()}
+			ar.mu.Unlock()
+			ar.logger.Debug("alloc health decided", "deployment_id", deploymentID, "healthy", healthy)
+			ar.sendUpdate()
+			return
+		}
+		var timer *time.Timer
+		var fire <-chan time.Time
+		if !h.RecheckAt.IsZero() {
+			timer = time.NewTimer(time.Until(h.RecheckAt))
+			fire = timer.C
+		}
+		done := false
+		select {
+		case <-ar.healthCh:
+		case <-fire:
+		case <-ar.waitCh:
+			done = true
+		}
+		if timer != nil {
+			timer.Stop()
+		}
+		if done {
+			return
+		}
+	}
+}
+
+// notifyHealth wakes the health watch after a task state change.
+func (ar *AllocRunner) notifyHealth() {
+	select {
+	case ar.healthCh <- struct{}{}:
+	default:
+	}
+}
+
+// deploymentHealth returns the alloc's deployment ID and health verdict
+// for the update sent to the server (nil until decided).
+func (ar *AllocRunner) deploymentHealth() (string, *structs.AllocDeploymentStatus) {
+	ar.mu.Lock()
+	defer ar.mu.Unlock()
+	if ar.health == nil {
+		return "", nil
+	}
+	h := *ar.health
+	return ar.healthFor, &h
+}

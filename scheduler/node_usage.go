@@ -1,0 +1,171 @@
+package scheduler
+
+import (
+	"fmt"
+
+	"github.com/nomadish/nomadish/structs"
+)
+
+// nodeUsage is what one node offers and what the plan so far would leave
+// used on it, kept per eval so that ranking a node does not re-read and
+// re-add its allocations on every placement. It is the incremental form of
+// structs.AllocsFit over evalContext.proposedAllocs, and agrees with it: new
+// placements of the plan are added as they appear; any other change (a stop
+// or preemption added, an in-place update of an alloc already on the node)
+// makes it recompute from proposedAllocs.
+type nodeUsage struct {
+	avail structs.ComparableResources // node.Comparable(), computed once
+	used  structs.ComparableResources // sum of the proposed allocs
+
+	existing []*structs.Allocation // the state's allocs on the node
+	placed   int                   // len(plan.NodeAllocation[node]) accounted for
+	removed  int                   // len(NodeUpdate)+len(NodePreemptions) accounted for
+}
+
+// usage returns the node's usage with the plan as it is now. The returned
+// value is owned by the context and valid until the next call. A node that
+// holds nothing, in state or in the plan, is not remembered (its usage is
+// zero): per-eval memory grows with the nodes in use, not with the nodes
+// looked at.
+func (c *evalContext) usage(n *structs.Node) (*nodeUsage, error) {
+	u := c.usages[n.ID]
+	removed := len(c.plan.NodeUpdate[n.ID]) + len(c.plan.NodePreemptions[n.ID])
+	if u == nil && removed == 0 && len(c.plan.NodeAllocation[n.ID]) == 0 {
+		existing, err := c.stateAllocs(n.ID)
+		if err != nil {
+			return nil, err
+		}
+		if len(existing) == 0 {
+			c.pristine = nodeUsage{avail: n.Comparable()}
+			return &c.pristine, nil
+		}
+	}
+	if u == nil || removed != u.removed {
+		return c.recomputeUsage(n, removed)
+	}
+	placed := c.plan.NodeAllocation[n.ID]
+	for _, a := range placed[u.placed:] {
+		for _, e := range u.existing {
+			if e.ID == a.ID { // an in-place update: the old version leaves
+				return c.recomputeUsage(n, removed)
+			}
+		}
+		if !a.TerminalStatus() {
+			u.used.Add(a.AllocatedResources.Comparable())
+		}
+	}
+	u.placed = len(placed)
+	return u, nil
+}
+
+// recomputeUsage rebuilds the node's usage: directly from the state's and
+// the plan's allocations when the plan stops nothing on the node (the common
+// case, without building a slice), else from proposedAllocs.
+func (c *evalContext) recomputeUsage(n *structs.Node, removed int) (*nodeUsage, error) {
+	u := c.usages[n.ID]
+	if u == nil {
+		u = c.newUsage()
+		u.avail = n.Comparable()
+		if c.usages == nil {
+			c.usages = map[string]*nodeUsage{}
+		}
+		c.usages[n.ID] = u
+	}
+	u.used = structs.ComparableResources{}
+	u.placed = len(c.plan.NodeAllocation[n.ID])
+	u.removed = removed
+	if removed == 0 { // proposedAllocs' sum, without building its slice
+		existing, err := c.stateAllocs(n.ID)
+		if err != nil {
+			return nil, err
+		}
+		u.existing = existing
+		placed := c.plan.NodeAllocation[n.ID]
+		for _, a := range existing {
+			if !a.TerminalStatus() && !hasAlloc(placed, a.ID) {
+				u.used.Add(a.AllocatedResources.Comparable())
+			}
+		}
+		for _, a := range placed {
+			if !a.TerminalStatus() {
+				u.used.Add(a.AllocatedResources.Comparable())
+			}
+		}
+		return u, nil
+	}
+	proposed, err := c.proposedAllocs(n.ID)
+	if err != nil {
+		return nil, err
+	}
+	u.existing = c.nodeAllocs[n.ID]
+	for _, a := range proposed {
+		u.used.Add(a.AllocatedResources.Comparable())
+	}
+	return u, nil
+}
+
+// hasAlloc reports whether allocs holds an allocation with the ID (an
+// in-place update of it).
+func hasAlloc(allocs []*structs.Allocation, id string) bool {
+	for _, a := range allocs {
+		if a.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// stateAllocs returns the state's allocations on the node (terminal ones
+// included), remembering them when there are any.
+func (c *evalContext) stateAllocs(id string) ([]*structs.Allocation, error) {
+	if existing, ok := c.nodeAllocs[id]; ok {
+		return existing, nil
+	}
+	existing, err := c.state.AllocsByNode(id)
+	if err != nil {
+		return nil, fmt.Errorf("looking up allocs on node %q: %w", id, err)
+	}
+	if len(existing) > 0 {
+		c.nodeAllocs[id] = existing
+	}
+	return existing, nil
+}
+
+// newUsage hands out a zeroed nodeUsage from a slab, so that the nodes
+// ranked in one eval cost one allocation per 64 of them.
+func (c *evalContext) newUsage() *nodeUsage {
+	if len(c.usageSlab) == cap(c.usageSlab) {
+		c.usageSlab = make([]nodeUsage, 0, 64)
+	}
+	c.usageSlab = append(c.usageSlab, nodeUsage{})
+	return &c.usageSlab[len(c.usageSlab)-1]
+}
+
+// fits reports whether ask fits next to what the node already uses, and
+// returns the usage with it; dim names the exhausted dimension otherwise.
+// It is structs.AllocsFit's check on the cached sums: if AllocsFit learns
+// another dimension (ports, reserved cores), add it here too
+// (TestFitsMatchesAllocsFit compares the two).
+func (u *nodeUsage) fits(ask structs.ComparableResources) (ok bool, dim string, used structs.ComparableResources) {
+	used = u.used
+	used.Add(ask)
+	ok, dim = u.avail.Superset(used)
+	return ok, dim, used
+}
+
+// node returns the node with the ID from the state (nil when gone), reading
+// each node once per eval.
+func (c *evalContext) node(id string) (*structs.Node, error) {
+	if n, ok := c.nodesByID[id]; ok {
+		return n, nil
+	}
+	n, err := c.state.NodeByID(id)
+	if err != nil {
+		return nil, fmt.Errorf("looking up node %q: %w", id, err)
+	}
+	if c.nodesByID == nil {
+		c.nodesByID = map[string]*structs.Node{}
+	}
+	c.nodesByID[id] = n
+	return n, nil
+}

@@ -1,0 +1,40 @@
+package server
+
+import (
+	"github.com/hashicorp/go-memdb"
+
+	"github.com/nomadish/nomadish/server/state"
+	"github.com/nomadish/nomadish/structs"
+)
+
+// operatorEndpoint serves the Operator.* RPCs.
+type operatorEndpoint struct{ s *Server }
+
+// SchedulerGetConfiguration reads the scheduler configuration (the default
+// one, indexes 0, until one is written); blocking.
+func (o *operatorEndpoint) SchedulerGetConfiguration(args *structs.GenericRequest, reply *structs.SchedulerConfigurationResponse) error {
+	return o.s.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+		cfg, err := st.SchedulerConfig(ws)
+		if err != nil {
+			return 0, err
+		}
+		reply.SchedulerConfig = cfg.Copy()
+		return st.Index(state.TableSchedulerConfig)
+	})
+}
+
+// SchedulerSetConfiguration writes the scheduler configuration through raft.
+// An unknown algorithm is a bad request; with CAS, Updated is false when the
+// stored configuration's ModifyIndex is not args.Config.ModifyIndex.
+func (o *operatorEndpoint) SchedulerSetConfiguration(args *structs.SchedulerSetConfigRequest, reply *structs.SchedulerSetConfigurationResponse) error {
+	if err := args.Config.Validate(); err != nil {
+		return structs.NewCodedError(structs.ErrCodeBadRequest, "%v", err)
+	}
+	index, resp, err := o.s.raftApply(structs.SchedulerConfigRequestType, args)
+	if err != nil {
+		return err
+	}
+	reply.Updated, _ = resp.(bool)
+	reply.Index = index
+	return nil
+}
