@@ -21,9 +21,11 @@ import (
 // an eval for every job that lost allocations, whose scheduler places them
 // again when capacity allows.
 //
-// The generic scheduler calls it through genericStack.SelectPreempting; the
-// system schedulers call findPreemption for their one node and then
-// appendPreemption.
+// The generic scheduler (placeAll) and the system scheduler (placeOnNodes,
+// whose stack holds one node per Select) both call placePreempting after a
+// failed Select; it runs findPreemption on every feasible node of the stack
+// (genericStack.SelectPreempting) and adds the winner to the plan. A
+// DryRun's annotations count the evictions (annotatePreemptions).
 
 // preemption is one node's way to make room for one placement.
 type preemption struct {

@@ -80,3 +80,33 @@ func TestInsufficientPreemptionIsRejected(t *testing.T) {
 		t.Fatalf("committed %d MHz on n1, want 800", cpu)
 	}
 }
+
+// A replacement and the stop of the alloc it replaces commit together: when
+// the replacement's node is full, the stop on the other node is not
+// committed either (no gap), and when the stop's node is rejected the
+// replacement is not placed (no two allocs under one name).
+func TestReplacementAndStopCommitTogether(t *testing.T) {
+	store := planapplytest.NewStore()
+	store.UpsertNode(planapplytest.Node("n1", 1000, 1000))
+	store.UpsertNode(planapplytest.Node("full", 100, 1000))
+	old := planapplytest.Alloc("old", "n1", 200, 100)
+	store.UpsertAlloc(old)
+	a := start(t, store)
+
+	p := newPlan("e1", 50)
+	p.AppendStoppedAlloc(old, "alloc is being updated", "")
+	repl := planapplytest.Alloc("new", "full", 200, 100)
+	repl.PreviousAllocation = old.ID
+	p.AppendAlloc(repl)
+	p.AppendAlloc(planapplytest.Alloc("other", "n1", 100, 100)) // n1's own placement fits
+	res, err := a.Submit(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.RejectedNodes) != 2 || len(res.NodeUpdate) != 0 || len(res.NodeAllocation) != 0 {
+		t.Fatalf("split commit: %+v", res)
+	}
+	if cpu := committedCPU(store, "n1"); cpu != 200 {
+		t.Fatalf("n1 holds %d MHz, want the old alloc's 200", cpu)
+	}
+}
