@@ -24,11 +24,6 @@ type Clock interface {
 	AfterFunc(d time.Duration, f func()) Timer
 }
 
-type realClock struct{}
-
-func (realClock) Now() time.Time                            { return time.Now() }
-func (realClock) AfterFunc(d time.Duration, f func()) Timer { return time.AfterFunc(d, f) }
-
 // HeartbeatTTL is the pure TTL rule: numNodes/maxPerSecond seconds, at least
 // minTTL, plus a stagger of stagger*ttl (stagger in [0,1), random in
 // production) so that clients do not heartbeat in lockstep.

@@ -91,7 +91,7 @@ func (c *Config) withDefaults() *Config {
 		out.Logger = hclog.NewNullLogger()
 	}
 	if out.Clock == nil {
-		out.Clock = realClock{}
+		out.Clock = broker.RealClock{}
 	}
 	return &out
 }

@@ -40,11 +40,6 @@ type Clock interface {
 	AfterFunc(d time.Duration, f func()) Timer
 }
 
-type realClock struct{}
-
-func (realClock) Now() time.Time                            { return time.Now() }
-func (realClock) AfterFunc(d time.Duration, f func()) Timer { return time.AfterFunc(d, f) }
-
 // Config is what a Watcher needs; State and Writer are required.
 type Config struct {
 	// State returns the current store (it changes on a snapshot restore).
@@ -66,7 +61,7 @@ type Watcher struct {
 // New returns a watcher; call Run.
 func New(cfg Config) *Watcher {
 	if cfg.Clock == nil {
-		cfg.Clock = realClock{}
+		cfg.Clock = broker.RealClock{}
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = hclog.NewNullLogger()
