@@ -53,20 +53,8 @@ func newGenericScheduler(schedType string, cfg Config) *genericScheduler {
 func (s *genericScheduler) Process(eval *structs.Evaluation) error {
 	s.eval = eval
 	log := s.logger.With("eval_id", eval.ID, "job_id", eval.JobID)
-	for attempt := 1; ; attempt++ {
-		done, err := s.attempt()
-		if err != nil {
-			return fmt.Errorf("processing eval %q: %w", eval.ID, err)
-		}
-		if done {
-			break
-		}
-		log.Debug("plan partly rejected; retrying with fresh state", "attempt", attempt)
-		if attempt == maxPlanAttempts {
-			e := s.outcome(structs.EvalStatusFailed, fmt.Sprintf("maximum attempts reached (%d)", maxPlanAttempts))
-			e.PlanAttempts = attempt
-			return s.planner.UpdateEval(e)
-		}
+	if finished, err := retryPlan(eval, log, s.attempt, s.failTooManyAttempts); finished || err != nil {
+		return err
 	}
 	if len(s.failed) > 0 {
 		if eval.Status == structs.EvalStatusBlocked {
@@ -267,4 +255,32 @@ func taintedNodes(state State, allocs []*structs.Allocation) (map[string]*struct
 		}
 	}
 	return out, nil
+}
+
+// retryPlan runs attempt until its plan commits whole, at most
+// maxPlanAttempts times (the plan applier hands back what did not fit and
+// attempt retries against fresher state). After the last attempt it calls
+// fail and reports the eval finished. The generic and system schedulers
+// share it.
+func retryPlan(eval *structs.Evaluation, log hclog.Logger, attempt func() (bool, error), fail func(attempts int) error) (finished bool, err error) {
+	for n := 1; ; n++ {
+		done, err := attempt()
+		if err != nil {
+			return true, fmt.Errorf("processing eval %q: %w", eval.ID, err)
+		}
+		if done {
+			return false, nil
+		}
+		log.Debug("plan partly rejected; retrying with fresh state", "attempt", n)
+		if n == maxPlanAttempts {
+			return true, fail(n)
+		}
+	}
+}
+
+// failTooManyAttempts marks the eval failed after maxPlanAttempts.
+func (s *genericScheduler) failTooManyAttempts(attempts int) error {
+	e := s.outcome(structs.EvalStatusFailed, fmt.Sprintf("maximum attempts reached (%d)", maxPlanAttempts))
+	e.PlanAttempts = attempts
+	return s.planner.UpdateEval(e)
 }

@@ -33,20 +33,8 @@ func newSystemScheduler(schedType string, cfg Config) *systemScheduler {
 func (s *systemScheduler) Process(eval *structs.Evaluation) error {
 	s.eval = eval
 	log := s.logger.With("eval_id", eval.ID, "job_id", eval.JobID)
-	for attempt := 1; ; attempt++ {
-		done, err := s.attemptSystem()
-		if err != nil {
-			return fmt.Errorf("processing eval %q: %w", eval.ID, err)
-		}
-		if done {
-			break
-		}
-		log.Debug("plan partly rejected; retrying with fresh state", "attempt", attempt)
-		if attempt == maxPlanAttempts {
-			e := s.outcome(structs.EvalStatusFailed, fmt.Sprintf("maximum attempts reached (%d)", maxPlanAttempts))
-			e.PlanAttempts = attempt
-			return s.planner.UpdateEval(e)
-		}
+	if finished, err := retryPlan(eval, log, s.attemptSystem, s.failTooManyAttempts); finished || err != nil {
+		return err
 	}
 	if len(s.failed) == 0 {
 		return s.planner.UpdateEval(s.outcome(structs.EvalStatusComplete, ""))
