@@ -56,6 +56,7 @@ func (a *Agent) clientConfig(o options) (*client.Config, error) {
 		DataDir: c.DataDir, NodeName: c.Name, Datacenter: c.Datacenter, Region: c.Region,
 		NodeClass: c.Client.NodeClass, Meta: c.Client.Meta, Servers: c.Client.Servers,
 		StateDir: c.Client.StateDir, AllocDir: c.Client.AllocDir,
+		MinDynamicPort: c.Client.MinDynamicPort, MaxDynamicPort: c.Client.MaxDynamicPort, ReservedPorts: c.Client.ReservedPorts,
 		PluginConfig: plugins, PluginExecutable: exe, DevMode: c.DevMode,
 		Logger: a.logger, HTTPAddr: a.httpAdvertise(), Version: version.Version,
 	}, nil

@@ -31,6 +31,7 @@ func allocStatusCommand(m *Meta, args []string) int {
 		return m.errorf("querying allocation: %v", err)
 	}
 	printAlloc(m, a, *verbose)
+	printAllocAddresses(m.Out, a) // alloc_ports.go
 	for _, name := range allocTaskNames(a) {
 		printTaskState(m, a, name)
 	}

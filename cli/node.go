@@ -98,6 +98,7 @@ func printNode(m *Meta, n *structs.Node, verbose bool) {
 		}})
 	}
 	if verbose {
+		printNodeNetwork(m.Out, n) // alloc_ports.go
 		printNodeKV(m.Out, "Attributes", n.Attributes)
 		printNodeKV(m.Out, "Meta", n.Meta)
 	}

@@ -35,6 +35,12 @@ type Config struct {
 	DevMode bool
 	Logger  hclog.Logger
 
+	// MinDynamicPort and MaxDynamicPort bound the node's dynamic ports (0:
+	// Nomad's 20000-32000); ReservedPorts ("22,80,8000-8100") are host ports
+	// no allocation may take. The node reports them to the scheduler.
+	MinDynamicPort, MaxDynamicPort int
+	ReservedPorts                  string
+
 	// HTTPAddr is the agent's HTTP address reported in the node (optional).
 	HTTPAddr string
 	// Version is reported as the nomad.version attribute (default

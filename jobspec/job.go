@@ -80,6 +80,7 @@ func (p *parser) decodeGroup(b *hclsyntax.Block) (*structs.TaskGroup, *reschedul
 			"ephemeral_disk": func(b *hclsyntax.Block) {
 				tg.EphemeralDisk = p.decodeEphemeralDisk(b)
 			},
+			"network": func(b *hclsyntax.Block) { tg.Networks = appendNonNil(tg.Networks, p.decodeNetwork(b)) },
 		},
 		multi: map[string]bool{"task": true, "affinity": true, "spread": true, "constraint": true},
 	})

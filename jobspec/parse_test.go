@@ -15,11 +15,8 @@ func TestParseNomadExamples(t *testing.T) {
 		file         string
 		wantWarnings []string
 	}{
-		{"testdata/example-short.nomad.hcl", []string{
-			`testdata/example-short.nomad.hcl:4:5: Unsupported block ignored; nomadish does not implement "network" blocks in a group yet`,
-		}},
+		{"testdata/example-short.nomad.hcl", nil},
 		{"testdata/example.nomad.hcl", []string{
-			`testdata/example.nomad.hcl:32:5: Unsupported block ignored; nomadish does not implement "network"`,
 			`testdata/example.nomad.hcl:38:5: Unsupported block ignored; nomadish does not implement "service"`,
 		}},
 	} {
@@ -50,6 +47,10 @@ func TestParseNomadExamples(t *testing.T) {
 			}
 			if *task.Resources != (structs.Resources{CPU: 500, MemoryMB: 256}) {
 				t.Errorf("resources = %+v", task.Resources)
+			}
+			wantNet := []*structs.NetworkResource{{Mode: "host", DynamicPorts: []structs.Port{{Label: "db", To: 6379}}}}
+			if !reflect.DeepEqual(tg.Networks, wantNet) {
+				t.Errorf("networks = %+v, want %+v", tg.Networks, wantNet)
 			}
 			job.Canonicalize()
 			if err := job.Validate(); err != nil {

@@ -9,7 +9,7 @@ var (
 		"job": set("consul", "multiregion", "parameterized",
 			"periodic", "ui", "vault"),
 		"group": set("consul", "disconnect",
-			"network", "scaling", "service", "vault", "volume"),
+			"scaling", "service", "vault", "volume"),
 		"task": set("action", "artifact", "consul", "csi_plugin",
 			"dispatch_payload", "identity", "lifecycle", "restart", "scaling", "schedule", "secret",
 			"service", "template", "vault", "volume_mount"),

@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"fmt"
+	"math/rand/v2"
 
 	"github.com/nomadish/nomadish/structs"
 )
@@ -26,6 +27,12 @@ type evalContext struct {
 	top        []rankedNode                     // the best-scoring nodes of this Select, best first
 	jobAllocs  []*structs.Allocation            // the job's allocs in state, read once (groupAllocs)
 	nodesByID  map[string]*structs.Node         // nodes read by ID, once (node)
+
+	// ports.go: the dynamic port picks (seeded from the eval), the map
+	// usedPorts reuses and the slab portAssignments' values live in.
+	ports       *rand.Rand
+	portScratch map[int]bool
+	portSlab    []int
 }
 
 func newEvalContext(state State, plan *structs.Plan) *evalContext {

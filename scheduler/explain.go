@@ -113,6 +113,11 @@ func ExplainNodeInPlan(state State, plan *structs.Plan, job *structs.Job, group 
 	}
 	_, _, used := structs.AllocsFit(node, proposed)
 	v.Exhausted = structs.ExhaustedDimensions(node.Comparable(), used, structs.AllocatedFor(tg).Comparable())
+	portProblems, err := explainPorts(ctx, node, tg)
+	if err != nil {
+		return nil, err
+	}
+	v.Exhausted = append(v.Exhausted, portProblems...)
 	v.Fits = len(v.Exhausted) == 0
 	if option != nil {
 		v.Scores = map[string]float64{"final": option.score}

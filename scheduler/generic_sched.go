@@ -213,7 +213,7 @@ func (s *genericScheduler) placeAll(places []Placement, index uint64) error {
 			s.failed[tg.Name] = metric
 			continue
 		}
-		s.plan.AppendAlloc(s.newAlloc(p, option.node, metric, now))
+		s.plan.AppendAlloc(withPorts(s.newAlloc(p, option.node, metric, now), option.ports))
 	}
 	return nil
 }

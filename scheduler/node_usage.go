@@ -144,8 +144,11 @@ func (c *evalContext) newUsage() *nodeUsage {
 // fits reports whether ask fits next to what the node already uses, and
 // returns the usage with it; dim names the exhausted dimension otherwise.
 // It is structs.AllocsFit's check on the cached sums: if AllocsFit learns
-// another dimension (ports, reserved cores), add it here too
-// (TestFitsMatchesAllocsFit compares the two).
+// another dimension (reserved cores), add it here too
+// (TestFitsMatchesAllocsFit compares the two). Ports are the exception: they
+// are not sums, so binPackIterator checks them after fits, only for a group
+// with networks (ports.go assignPorts, AllocsFit's rule: no host port held
+// twice, none of the node's reserved ports).
 func (u *nodeUsage) fits(ask structs.ComparableResources) (ok bool, dim string, used structs.ComparableResources) {
 	used = u.used
 	used.Add(ask)

@@ -291,6 +291,13 @@ func (s *genericScheduler) placePreempting(stack *genericStack, p Placement, met
 		return false, err
 	}
 	a := s.newAlloc(p, pre.node, metric, now)
+	if p.TaskGroup.HasNetworks() { // ports, counting the evicted allocs' as still held
+		ports, dim, err := stack.ctx.assignPorts(pre.node, a.AllocatedResources.Shared.Networks)
+		if err != nil || dim != "" {
+			return false, err
+		}
+		withPorts(a, ports)
+	}
 	appendPreemption(s.plan, a, pre)
 	s.plan.AppendAlloc(a)
 	return true, nil

@@ -19,6 +19,8 @@ type rankedNode struct {
 
 	scores  [maxScorers]scorerScore // each scorer's score, in pipeline order
 	nscores int
+
+	ports portAssignment // the host ports the placement would hold (zero: no networks; ports.go)
 }
 
 // scorerScore is one scorer's score for a node. applies is false for a
@@ -61,13 +63,19 @@ type binPackIterator struct {
 	// spread selects structs.ScoreFitSpread (the "spread" scheduler
 	// algorithm: emptier nodes first) over ScoreFitBinPack.
 	spread bool
+	// networks is the group's network asks: when set, a node must also have
+	// its static ports free and room for its dynamic ones (ports.go).
+	networks []*structs.NetworkResource
 }
 
 func newBinPackIterator(ctx *evalContext, source nodeIterator) *binPackIterator {
 	return &binPackIterator{ctx: ctx, source: source}
 }
 
-func (it *binPackIterator) setAsk(ask *structs.AllocatedResources) { it.ask = ask.Comparable() }
+func (it *binPackIterator) setAsk(ask *structs.AllocatedResources) {
+	it.ask = ask.Comparable()
+	it.networks = ask.Shared.Networks
+}
 
 func (it *binPackIterator) Next() *rankedNode {
 	for n := it.source.Next(); n != nil; n = it.source.Next() {
@@ -81,7 +89,19 @@ func (it *binPackIterator) Next() *rankedNode {
 			it.ctx.exhaustedNode(n, dim)
 			continue
 		}
+		var ports portAssignment
+		if len(it.networks) > 0 {
+			if ports, dim, err = it.ctx.assignPorts(n, it.networks); err != nil {
+				it.ctx.err = err
+				return nil
+			}
+			if dim != "" {
+				it.ctx.exhaustedNode(n, dim)
+				continue
+			}
+		}
 		r := it.ctx.newRanked(n)
+		r.ports = ports
 		r.addScore(scorerBinPack, fitScore(u.avail, used, it.spread), true)
 		return r
 	}

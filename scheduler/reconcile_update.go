@@ -26,7 +26,7 @@ const (
 // tg. Versions with the same JobModifyIndex are the same; an alloc without a
 // job is left alone. Like Nomad's tasksUpdated, changes to the set of tasks,
 // a task's driver, user, config, env, resources, log config or its combined
-// (job, group and task) meta, or to the group's ephemeral disk, are
+// (job, group and task) meta, or to the group's ephemeral disk or network, are
 // destructive; anything else (count, priority, restart, reschedule, update
 // and migrate blocks, constraints, kill timeout) is applied in place.
 func classifyUpdate(old, job *structs.Job, tg *structs.TaskGroup) updateKind {
@@ -35,7 +35,8 @@ func classifyUpdate(old, job *structs.Job, tg *structs.TaskGroup) updateKind {
 		return updateIgnore // the server bumps Version on every spec change
 	}
 	oldTG := old.LookupTaskGroup(tg.Name)
-	if oldTG == nil || len(oldTG.Tasks) != len(tg.Tasks) || !reflect.DeepEqual(oldTG.EphemeralDisk, tg.EphemeralDisk) {
+	if oldTG == nil || len(oldTG.Tasks) != len(tg.Tasks) || !reflect.DeepEqual(oldTG.EphemeralDisk, tg.EphemeralDisk) ||
+		!reflect.DeepEqual(oldTG.Networks, tg.Networks) { // ports are chosen at placement
 		return updateDestructive
 	}
 	for _, t := range tg.Tasks {

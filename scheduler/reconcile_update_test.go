@@ -34,6 +34,9 @@ func TestClassifyUpdate(t *testing.T) {
 		{"task user", func(j *structs.Job) { j.TaskGroups[0].Tasks[0].User = "nobody" }, updateDestructive},
 		{"task resources", func(j *structs.Job) { j.TaskGroups[0].Tasks[0].Resources.MemoryMB = 999 }, updateDestructive},
 		{"job meta (tasks see it)", func(j *structs.Job) { j.Meta = map[string]string{"a": "b"} }, updateDestructive},
+		{"network ports (chosen at placement)", func(j *structs.Job) {
+			j.TaskGroups[0].Networks = []*structs.NetworkResource{{DynamicPorts: []structs.Port{{Label: "http"}}}}
+		}, updateDestructive},
 		{"task added", func(j *structs.Job) {
 			j.TaskGroups[0].Tasks = append(j.TaskGroups[0].Tasks, &structs.Task{Name: "u", Driver: "mock"})
 		}, updateDestructive},

@@ -40,7 +40,9 @@ import (
 //	reject-plans                    (the plan applier rejects every node from now on)
 //	process [blocked]               (process pending evals whose WaitUntil has come, or the
 //	                                 blocked ones, in order)
-//	print plan|plans|evals|allocs|nodes|metrics <alloc name>
+//	print plan|plans|evals|allocs|nodes|ports|metrics <alloc name>
+//	node add ... ports=lo-hi reserved_ports=22,80; job add ... static=l:port,.. dynamic=l,..
+//	        (scenario_ports_test.go)
 //	explain <job> <node> [group=<job>]  (the node's whole verdict, ExplainNode)
 //	constraint|group add|pool|classes|failed ...  and node add attr.k=v meta.k=v class= pool=
 //	        (scenario_constraint_test.go)
@@ -160,6 +162,7 @@ func (sc *scenario) nodeAdd(id string, args map[string]string) string {
 		n.SchedulingEligibility = structs.NodeSchedulingIneligible
 	}
 	sc.nodeExtras(n, args)
+	sc.nodePortArgs(n, args) // scenario_ports_test.go
 	sc.store.UpsertNode(n)
 	sc.systemNodeEvals(n.ID)
 	return ""
@@ -227,6 +230,7 @@ func (sc *scenario) jobAdd(id string, args map[string]string) string {
 		sc.reschedule(j.TaskGroups[0].ReschedulePolicy, r)
 	}
 	sc.jobRankArgs(j, args)
+	sc.jobPortArgs(j, args) // scenario_ports_test.go
 	sc.store.UpsertJob(j)
 	sc.store.UpsertEval(sc.newEval(j, structs.EvalTriggerJobRegister))
 	return ""

@@ -33,6 +33,8 @@ func (sc *scenario) print(what string, rest []string) string {
 		return sc.allocsText()
 	case "nodes":
 		return sc.nodesText()
+	case "ports":
+		return sc.portsText()
 	case "metrics":
 		return sc.metricsText(rest)
 	}

@@ -139,7 +139,7 @@ func (s *systemScheduler) placeOnNodes(places []SystemPlacement, targets int, av
 		}
 		s.queued[name]++
 		if option != nil {
-			s.plan.AppendAlloc(s.newAlloc(p.Placement, option.node, metric, now))
+			s.plan.AppendAlloc(withPorts(s.newAlloc(p.Placement, option.node, metric, now), option.ports))
 			continue
 		}
 		if placed, err := s.placePreempting(stack, p.Placement, metric, now); err != nil || placed {

@@ -15,6 +15,9 @@ func AllocsFit(node *Node, allocs []*Allocation) (fit bool, dim string, used Com
 		used.Add(a.AllocatedResources.Comparable())
 	}
 	ok, dim := node.Comparable().Superset(used)
+	if ok && !portsFit(node, allocs) {
+		ok, dim = false, DimPortCollision
+	}
 	return ok, dim, used
 }
 

@@ -85,6 +85,9 @@ type TaskGroup struct {
 	Meta    map[string]string
 	// Update says how a new job version rolls out (service jobs only).
 	Update *UpdateStrategy
+	// Networks is the group's network block: the ports its allocations
+	// hold on their node (network.go).
+	Networks []*NetworkResource
 }
 
 // Task is one process, container or VM run by a driver.
@@ -278,6 +281,7 @@ func (tg *TaskGroup) validate(errs *MultiError) {
 	}
 	validatePreferences(fmt.Sprintf("group %q", tg.Name), tg.Affinities, tg.Spreads, errs)
 	tg.validateUpdate(errs)
+	tg.validateNetworks(errs)
 	seen := map[string]bool{}
 	for i, t := range tg.Tasks {
 		if t.Name == "" {

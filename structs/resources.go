@@ -57,9 +57,15 @@ func (r *Resources) Validate() error {
 
 // NodeResources is what a node offers (JSON shape of Nomad's NodeResources).
 type NodeResources struct {
-	Cpu    NodeCpuResources
-	Memory NodeMemoryResources
-	Disk   NodeDiskResources
+	Cpu      NodeCpuResources
+	Memory   NodeMemoryResources
+	Disk     NodeDiskResources
+	Networks []*NetworkResource // the node's addresses (network.go)
+
+	// MinDynamicPort and MaxDynamicPort bound the dynamic ports (0: Nomad's
+	// default 20000-32000; Node.DynamicPortRange).
+	MinDynamicPort int
+	MaxDynamicPort int
 }
 
 // NodeCpuResources describes a node's CPU.
@@ -77,9 +83,10 @@ type NodeDiskResources struct{ DiskMB int64 }
 
 // NodeReservedResources is what the operator keeps back from scheduling.
 type NodeReservedResources struct {
-	Cpu    NodeReservedCpuResources
-	Memory NodeReservedMemoryResources
-	Disk   NodeReservedDiskResources
+	Cpu      NodeReservedCpuResources
+	Memory   NodeReservedMemoryResources
+	Disk     NodeReservedDiskResources
+	Networks NodeReservedNetworkResources
 }
 
 // NodeReservedCpuResources is reserved CPU.
@@ -119,7 +126,11 @@ type AllocatedMemoryResources struct {
 }
 
 // AllocatedSharedResources is shared by the group's tasks.
-type AllocatedSharedResources struct{ DiskMB int64 }
+type AllocatedSharedResources struct {
+	DiskMB   int64
+	Networks []*NetworkResource     // the group's networks with the host ports chosen
+	Ports    []AllocatedPortMapping // the host ports held (network.go)
+}
 
 // ComparableResources is a flat view used to add, subtract and compare.
 type ComparableResources struct {
@@ -203,6 +214,9 @@ func AllocatedFor(tg *TaskGroup) *AllocatedResources {
 	}
 	if tg.EphemeralDisk != nil {
 		ar.Shared.DiskMB += int64(tg.EphemeralDisk.SizeMB)
+	}
+	if tg.HasNetworks() { // the asks; the scheduler fills in the host ports
+		ar.Shared.Networks = tg.Networks
 	}
 	return ar
 }

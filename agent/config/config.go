@@ -72,6 +72,14 @@ type ClientConfig struct {
 	Meta      map[string]string
 	StateDir  string // default <data_dir>/client
 	AllocDir  string // default <data_dir>/alloc
+
+	// MinDynamicPort and MaxDynamicPort bound the ports the scheduler picks
+	// for `port "x" {}` (0: Nomad's 20000-32000).
+	MinDynamicPort int
+	MaxDynamicPort int
+	// ReservedPorts is client { reserved { reserved_ports = "22,80" } }:
+	// host ports no allocation may take.
+	ReservedPorts string
 }
 
 // PluginConfig is one plugin block.

@@ -99,6 +99,8 @@ func (d *decoder) body(body *hclsyntax.Body, prefix string) {
 			d.body(b.Body, key+".")
 		case key == "client.meta" && len(b.Labels) == 0:
 			d.metaBlock(b, key)
+		case key == "client.reserved" && len(b.Labels) == 0:
+			d.body(b.Body, key+".")
 		case key == "plugin" && len(b.Labels) == 1:
 			d.plugin(b)
 		case key == "plugin":

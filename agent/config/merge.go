@@ -27,6 +27,8 @@ func (c *Config) fields() []field {
 		{"client.enabled", &c.Client.Enabled}, {"client.servers", &c.Client.Servers},
 		{"client.node_class", &c.Client.NodeClass}, {"client.meta", &c.Client.Meta},
 		{"client.state_dir", &c.Client.StateDir}, {"client.alloc_dir", &c.Client.AllocDir},
+		{"client.min_dynamic_port", &c.Client.MinDynamicPort}, {"client.max_dynamic_port", &c.Client.MaxDynamicPort},
+		{"client.reserved.reserved_ports", &c.Client.ReservedPorts},
 	}
 }
 

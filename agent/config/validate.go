@@ -85,6 +85,7 @@ func (c *Config) validateRoles(bad func(key, format string, args ...any)) {
 	if c.Server.HeartbeatGrace < 0 {
 		bad("server.heartbeat_grace", "can't be negative, got %s", c.Server.HeartbeatGrace)
 	}
+	c.validatePorts(bad)
 	if c.Client.Enabled && !c.Server.Enabled && len(c.Client.Servers) == 0 {
 		bad("client.servers", "required when the client runs without a local server")
 	}

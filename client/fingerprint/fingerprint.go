@@ -90,7 +90,9 @@ func fingerprintHost(cfg *Config, r *Result) {
 }
 
 // fingerprintNetwork sets unique.network.ip-address to the first
-// non-loopback IPv4 address, or 127.0.0.1.
+// non-loopback IPv4 address, or 127.0.0.1, and reports it as the node's
+// host network (NodeResources.Networks): the address allocations' ports
+// bind to.
 func fingerprintNetwork(cfg *Config, r *Result) {
 	addrsFn := cfg.InterfaceAddrs
 	if addrsFn == nil {
@@ -108,6 +110,7 @@ func fingerprintNetwork(cfg *Config, r *Result) {
 		}
 	}
 	r.Attributes["unique.network.ip-address"] = ip
+	r.Resources.Networks = []*structs.NetworkResource{{Mode: structs.NetworkModeHost, IP: ip, CIDR: ip + "/32"}}
 }
 
 func lower(s string) string {

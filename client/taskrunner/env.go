@@ -56,6 +56,7 @@ func nomadEnv(alloc *structs.Allocation, task *structs.Task, dir *allocdir.Alloc
 	cpu, mem, _ := taskResources(alloc, task)
 	env["NOMAD_CPU_LIMIT"] = strconv.FormatInt(cpu, 10)
 	env["NOMAD_MEMORY_LIMIT"] = strconv.FormatInt(mem, 10)
+	portEnv(env, alloc) // env_ports.go
 	return env
 }
 

@@ -1,0 +1,215 @@
+package structs
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Network defaults and limits, as in Nomad.
+const (
+	DefaultMinDynamicPort = 20000
+	DefaultMaxDynamicPort = 32000
+	MaxValidPort          = 65535
+
+	// NetworkModeHost is the only network mode nomadish runs: the tasks
+	// share the node's network namespace.
+	NetworkModeHost = "host"
+
+	// The dimensions a port failure is counted under (Nomad's strings).
+	DimPortCollision    = "network: reserved port collision"
+	DimDynamicPortsFull = "network: dynamic port selection failed"
+)
+
+// NetworkResource is a group's network ask (the `network` block) or, on a
+// node, one of its network interfaces (Nomad's JSON shape).
+type NetworkResource struct {
+	Mode          string
+	Device        string
+	CIDR          string
+	IP            string
+	Hostname      string `json:",omitempty"`
+	MBits         int
+	DNS           *DNSConfig `json:",omitempty"`
+	ReservedPorts []Port     // static ports: the host port is Value
+	DynamicPorts  []Port     // the scheduler picks Value in the node's range
+}
+
+// DNSConfig is a network's DNS settings (kept, not applied in host mode).
+type DNSConfig struct {
+	Servers  []string
+	Searches []string
+	Options  []string
+}
+
+// Port is one labelled port of a network. Value is the host port (set by
+// the job for a static port, by the scheduler for a dynamic one); To is the
+// port the task listens on inside its network (0: the host port).
+type Port struct {
+	Label       string
+	Value       int
+	To          int
+	HostNetwork string
+}
+
+// AllocatedPortMapping is a port an allocation holds on its node.
+type AllocatedPortMapping struct {
+	Label  string
+	Value  int // host port
+	To     int // the task's port (0: Value)
+	HostIP string
+}
+
+// NodeReservedNetworkResources is the host ports an operator keeps back
+// (client { reserved { reserved_ports = "22,80,8000-8100" } }).
+type NodeReservedNetworkResources struct {
+	ReservedHostPorts string
+}
+
+// HasNetworks reports whether the group asks for any port.
+func (tg *TaskGroup) HasNetworks() bool {
+	for _, n := range tg.Networks {
+		if n != nil && len(n.ReservedPorts)+len(n.DynamicPorts) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// validateNetworks checks a group's network blocks: one network, host mode,
+// unique labels, static ports in range and not repeated.
+func (tg *TaskGroup) validateNetworks(errs *MultiError) {
+	if len(tg.Networks) > 1 {
+		errs.Add(fmt.Errorf("group %q: only one network block is allowed", tg.Name))
+	}
+	labels := map[string]bool{}
+	static := map[int]string{}
+	for _, n := range tg.Networks {
+		if n == nil {
+			continue
+		}
+		if n.Mode != "" && n.Mode != NetworkModeHost {
+			errs.Add(fmt.Errorf("group %q: network mode %q is not supported (only %q)", tg.Name, n.Mode, NetworkModeHost))
+		}
+		for _, p := range append(append([]Port(nil), n.ReservedPorts...), n.DynamicPorts...) {
+			if p.Label == "" {
+				errs.Add(fmt.Errorf("group %q: port with no label", tg.Name))
+			} else if labels[p.Label] {
+				errs.Add(fmt.Errorf("group %q: port label %q defined more than once", tg.Name, p.Label))
+			}
+			labels[p.Label] = true
+			if p.To < 0 || p.To > MaxValidPort {
+				errs.Add(fmt.Errorf("group %q: port %q: to %d out of range [0, %d]", tg.Name, p.Label, p.To, MaxValidPort))
+			}
+		}
+		for _, p := range n.ReservedPorts {
+			if p.Value < 1 || p.Value > MaxValidPort {
+				errs.Add(fmt.Errorf("group %q: port %q: static port %d out of range [1, %d]", tg.Name, p.Label, p.Value, MaxValidPort))
+				continue
+			}
+			if other, ok := static[p.Value]; ok {
+				errs.Add(fmt.Errorf("group %q: port %q: static port %d already used by port %q", tg.Name, p.Label, p.Value, other))
+			}
+			static[p.Value] = p.Label
+		}
+	}
+}
+
+// DynamicPortRange returns the node's range for dynamic ports (Nomad's
+// 20000-32000 unless the client configures it).
+func (n *Node) DynamicPortRange() (lo, hi int) {
+	lo, hi = DefaultMinDynamicPort, DefaultMaxDynamicPort
+	if r := n.NodeResources; r != nil && r.MinDynamicPort > 0 && r.MaxDynamicPort >= r.MinDynamicPort {
+		lo, hi = r.MinDynamicPort, r.MaxDynamicPort
+	}
+	return lo, hi
+}
+
+// NetworkIP returns the address allocations on the node bind their ports
+// to: the IP of its first network ("" when it has none).
+func (n *Node) NetworkIP() string {
+	if r := n.NodeResources; r != nil {
+		for _, nw := range r.Networks {
+			if nw != nil && nw.IP != "" {
+				return nw.IP
+			}
+		}
+	}
+	if ip := n.Attributes["unique.network.ip-address"]; ip != "" {
+		return ip
+	}
+	return ""
+}
+
+// ReservedHostPorts returns the host ports the node's operator keeps back.
+// A malformed list (the client validates it) reserves nothing.
+func (n *Node) ReservedHostPorts() []int {
+	if n.ReservedResources == nil || n.ReservedResources.Networks.ReservedHostPorts == "" {
+		return nil
+	}
+	ports, err := ParsePortRanges(n.ReservedResources.Networks.ReservedHostPorts)
+	if err != nil {
+		return nil
+	}
+	return ports
+}
+
+// ParsePortRanges parses "22,80,8000-8010" into sorted, distinct ports.
+func ParsePortRanges(spec string) ([]int, error) {
+	seen := map[int]bool{}
+	for _, part := range strings.Split(spec, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, err := strconv.Atoi(strings.TrimSpace(lo))
+		if err != nil {
+			return nil, fmt.Errorf("invalid port %q", part)
+		}
+		b := a
+		if isRange {
+			if b, err = strconv.Atoi(strings.TrimSpace(hi)); err != nil {
+				return nil, fmt.Errorf("invalid port range %q", part)
+			}
+		}
+		if a < 1 || b > MaxValidPort || a > b {
+			return nil, fmt.Errorf("port range %q out of [1, %d]", part, MaxValidPort)
+		}
+		for p := a; p <= b; p++ {
+			seen[p] = true
+		}
+	}
+	out := make([]int, 0, len(seen))
+	for p := range seen {
+		out = append(out, p)
+	}
+	sort.Ints(out)
+	return out, nil
+}
+
+// portsFit reports whether the non-terminal allocations' host ports are
+// distinct and clear of the node's reserved ports. Allocations without ports
+// cost one length check each: a cluster without networks pays nothing.
+func portsFit(node *Node, allocs []*Allocation) bool {
+	var used map[int]bool // nil until some alloc holds a port
+	for _, a := range allocs {
+		if a.TerminalStatus() || a.AllocatedResources == nil || len(a.AllocatedResources.Shared.Ports) == 0 {
+			continue
+		}
+		if used == nil {
+			used = map[int]bool{}
+			for _, p := range node.ReservedHostPorts() {
+				used[p] = true
+			}
+		}
+		for _, p := range a.AllocatedResources.Shared.Ports {
+			if used[p.Value] {
+				return false
+			}
+			used[p.Value] = true
+		}
+	}
+	return true
+}
