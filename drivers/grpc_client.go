@@ -76,7 +76,20 @@ func (c *grpcClient) Capabilities() (*Capabilities, error) {
 	if err != nil {
 		return nil, c.fromStatus(err)
 	}
-	return &Capabilities{SendSignals: r.SendSignals, Exec: r.Exec, FSIsolation: FSIsolation(r.FsIsolation), ResourceLimits: r.ResourceLimits}, nil
+	return &Capabilities{SendSignals: r.SendSignals, Exec: r.Exec, FSIsolation: FSIsolation(r.FsIsolation),
+		ResourceLimits: r.ResourceLimits, UpdateResources: r.UpdateResources}, nil
+}
+
+// UpdateTask: a plugin whose driver lacks it answers ErrNotSupported.
+func (c *grpcClient) UpdateTask(taskID string, res *Resources) error {
+	ctx, cancel := c.callCtx(context.Background())
+	defer cancel()
+	req := &pb.UpdateTaskRequest{TaskId: taskID}
+	if res != nil {
+		req.Resources = &pb.Resources{CpuShares: res.CPUShares, MemoryMb: res.MemoryMB, MemoryMaxMb: res.MemoryMaxMB}
+	}
+	_, err := c.client.UpdateTask(ctx, req)
+	return c.fromStatus(err)
 }
 
 func (c *grpcClient) StartTask(cfg *TaskConfig) (*TaskHandle, error) {

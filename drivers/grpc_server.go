@@ -9,6 +9,7 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
+	"github.com/nomadish/nomadish/drivers/base"
 	pb "github.com/nomadish/nomadish/drivers/proto"
 )
 
@@ -69,7 +70,20 @@ func (s *grpcServer) Capabilities(context.Context, *pb.CapabilitiesRequest) (*pb
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	return &pb.CapabilitiesResponse{SendSignals: c.SendSignals, Exec: c.Exec, FsIsolation: string(c.FSIsolation), ResourceLimits: c.ResourceLimits}, nil
+	return &pb.CapabilitiesResponse{SendSignals: c.SendSignals, Exec: c.Exec, FsIsolation: string(c.FSIsolation),
+		ResourceLimits: c.ResourceLimits, UpdateResources: c.UpdateResources}, nil
+}
+
+func (s *grpcServer) UpdateTask(_ context.Context, req *pb.UpdateTaskRequest) (*pb.Empty, error) {
+	u, ok := s.impl.(base.ResourceUpdater)
+	if !ok {
+		return nil, toStatus(ErrNotSupported)
+	}
+	var res *Resources
+	if r := req.Resources; r != nil {
+		res = &Resources{CPUShares: r.CpuShares, MemoryMB: r.MemoryMb, MemoryMaxMB: r.MemoryMaxMb}
+	}
+	return &pb.Empty{}, toStatus(u.UpdateTask(req.TaskId, res))
 }
 
 func (s *grpcServer) StartTask(_ context.Context, req *pb.StartTaskRequest) (*pb.StartTaskResponse, error) {

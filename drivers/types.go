@@ -5,6 +5,7 @@ import "github.com/nomadish/nomadish/drivers/base"
 // The driver contract, re-exported from drivers/base (see there for docs).
 type (
 	Driver            = base.Driver
+	ResourceUpdater   = base.ResourceUpdater
 	Fingerprint       = base.Fingerprint
 	HealthState       = base.HealthState
 	Capabilities      = base.Capabilities

@@ -30,7 +30,8 @@ func latestDeployment(state State, namespace, jobID string) (*structs.Deployment
 
 // applyDeployment adds the reconciler's deployment decisions to the plan:
 // the deployment to create, the cancelled ones, and the in-place updates
-// (each alloc gets the new job and joins the deployment, its health reset).
+// (each alloc gets the new job, its resized cpu and memory (inplace.go), and
+// joins the deployment, its health reset).
 func (s *genericScheduler) applyDeployment(res *Result) {
 	if res.DeploymentCreated {
 		s.plan.Deployment = res.Deployment
@@ -41,6 +42,7 @@ func (s *genericScheduler) applyDeployment(res *Result) {
 		s.inplace[a.ID] = true
 		n := a.Copy()
 		n.Job = s.job
+		applyInPlaceResources(n, s.job)
 		n.EvalID = s.eval.ID
 		n.ModifyTime = s.now().UnixNano()
 		if id := s.deploymentIDFor(n.TaskGroup); id != "" && id != n.DeploymentID {

@@ -107,7 +107,12 @@ func (s *genericScheduler) attempt() (done bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	res := Reconcile(Input{Job: s.job, Allocs: allocs, TaintedNodes: tainted, Now: s.now(), EvalID: s.eval.ID, Deployment: deployment})
+	fitter := newInPlaceFitter(s.state, s.eval, s.job)
+	res := Reconcile(Input{Job: s.job, Allocs: allocs, TaintedNodes: tainted, Now: s.now(), EvalID: s.eval.ID,
+		Deployment: deployment, InPlaceFits: fitter.fits})
+	if fitter.err != nil {
+		return false, fitter.err
+	}
 	s.deployment = res.Deployment
 	if s.onReconcile != nil {
 		s.onReconcile(&res)

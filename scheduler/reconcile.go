@@ -31,6 +31,10 @@ type Input struct {
 	EvalID string
 	// Deployment is the job's latest deployment, or nil.
 	Deployment *structs.Deployment
+	// InPlaceFits, when set, is asked about each alloc classifyUpdate
+	// would update in place: false (its new cpu/memory does not fit on its
+	// node) makes the update destructive (inplace.go). Nil: always fits.
+	InPlaceFits func(a *structs.Allocation, tg *structs.TaskGroup) bool
 }
 
 // Placement is one allocation to place.
@@ -122,6 +126,7 @@ func Reconcile(in Input) Result {
 				job: in.Job, tg: tg, batch: batch, tainted: in.TaintedNodes, res: &res,
 				now: in.Now, evalID: in.EvalID, superseded: superseded,
 				deploy: deploy, hadVersion: hasVersion(byGroup[tg.Name], in.Job),
+				inPlaceFits: in.InPlaceFits,
 			}
 			g.reconcile(byGroup[tg.Name])
 			later = append(later, g.later...)
@@ -175,6 +180,8 @@ type groupReconciler struct {
 	hadVersion bool                  // an alloc ran the job's version
 	inplace    []*structs.Allocation // live allocs updated in place (count toward Count)
 	canaries   []*structs.Allocation // live unpromoted canaries (beside Count)
+
+	inPlaceFits func(*structs.Allocation, *structs.TaskGroup) bool // Input.InPlaceFits
 }
 
 func (g *groupReconciler) reconcile(allocs []*structs.Allocation) {

@@ -28,6 +28,8 @@ type SystemInput struct {
 	// TaintedNodes are the nodes that can no longer run allocations (down,
 	// disconnected, or gone: a nil value).
 	TaintedNodes map[string]*structs.Node
+	// InPlaceFits is Input.InPlaceFits.
+	InPlaceFits func(a *structs.Allocation, tg *structs.TaskGroup) bool
 }
 
 // SystemPlacement is one allocation to place on a given node.
@@ -187,7 +189,7 @@ func (s *systemGroup) reconcileTarget(node *structs.Node, live, allocs []*struct
 	}
 	if len(live) > 0 {
 		a := live[0]
-		switch classifyUpdate(a.Job, s.in.Job, s.tg) {
+		switch classifyInPlace(a, s.in.Job, s.tg, s.in.InPlaceFits) {
 		case updateIgnore:
 			s.ignore(a)
 		case updateInPlace:

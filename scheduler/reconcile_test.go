@@ -137,7 +137,7 @@ func updateCases() []struct {
 	v2.JobModifyIndex = 2
 	v3 := testJob("service", 2)
 	v3.JobModifyIndex = 3
-	v3.TaskGroups[0].Tasks[0].Resources.CPU = 999
+	v3.TaskGroups[0].Tasks[0].Config = map[string]any{"command": "v3"} // destructive (cpu alone may update in place)
 	with := func(a *structs.Allocation, j *structs.Job) *structs.Allocation { a.Job = j; return a }
 	return []struct {
 		name    string

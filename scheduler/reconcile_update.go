@@ -1,7 +1,6 @@
 package scheduler
 
 import (
-	"maps"
 	"reflect"
 	"sort"
 
@@ -24,11 +23,14 @@ const (
 
 // classifyUpdate says how an alloc placed with job old reaches job's group
 // tg. Versions with the same JobModifyIndex are the same; an alloc without a
-// job is left alone. Like Nomad's tasksUpdated, changes to the set of tasks,
-// a task's driver, user, config, env, resources, log config or its combined
-// (job, group and task) meta, or to the group's ephemeral disk or network, are
-// destructive; anything else (count, priority, restart, reschedule, update
-// and migrate blocks, constraints, kill timeout) is applied in place.
+// job is left alone. Changes to the set of tasks, a task's driver, user,
+// config, env, cores, disk or log config, or to the group's ephemeral disk or
+// network, are destructive; anything else (count, priority, restart,
+// reschedule, update and migrate blocks, constraints, kill timeout, meta at
+// any level, a task's cpu, memory and memory_max) is applied in place. Unlike
+// Nomad, meta is in place because tasks do not see it (no NOMAD_META_* in
+// their environment); cpu and memory changes are in place only when they
+// still fit on the alloc's node (Input.InPlaceFits, inplace.go).
 func classifyUpdate(old, job *structs.Job, tg *structs.TaskGroup) updateKind {
 	if old == nil || old.JobModifyIndex == job.JobModifyIndex ||
 		(old.Version == job.Version && old.CreateIndex == job.CreateIndex && job.CreateIndex != 0) {
@@ -44,9 +46,6 @@ func classifyUpdate(old, job *structs.Job, tg *structs.TaskGroup) updateKind {
 		if ot == nil || taskDestructivelyChanged(ot, t) {
 			return updateDestructive
 		}
-		if !reflect.DeepEqual(combinedMeta(old, oldTG, ot), combinedMeta(job, tg, t)) {
-			return updateDestructive
-		}
 	}
 	return updateInPlace
 }
@@ -54,16 +53,8 @@ func classifyUpdate(old, job *structs.Job, tg *structs.TaskGroup) updateKind {
 func taskDestructivelyChanged(a, b *structs.Task) bool {
 	return a.Driver != b.Driver || a.User != b.User ||
 		!reflect.DeepEqual(a.Config, b.Config) || !reflect.DeepEqual(a.Env, b.Env) ||
-		!reflect.DeepEqual(a.Resources, b.Resources) || !reflect.DeepEqual(a.LogConfig, b.LogConfig)
-}
-
-// combinedMeta is the meta a task sees: job, then group, then task values.
-func combinedMeta(job *structs.Job, tg *structs.TaskGroup, t *structs.Task) map[string]string {
-	out := map[string]string{}
-	maps.Copy(out, job.Meta)
-	maps.Copy(out, tg.Meta)
-	maps.Copy(out, t.Meta)
-	return out
+		!reflect.DeepEqual(fixedResources(a.Resources), fixedResources(b.Resources)) ||
+		!reflect.DeepEqual(a.LogConfig, b.LogConfig)
 }
 
 // tasksChanged reports whether an alloc placed with job old needs a
@@ -94,7 +85,7 @@ func (g *groupReconciler) updateChanged(u *structs.DesiredUpdates) {
 			kept = append(kept, a)
 			continue
 		}
-		switch classifyUpdate(a.Job, g.job, g.tg) {
+		switch classifyInPlace(a, g.job, g.tg, g.inPlaceFits) {
 		case updateInPlace:
 			g.inplace = append(g.inplace, a)
 			u.InPlaceUpdate++

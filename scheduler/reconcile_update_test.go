@@ -32,8 +32,17 @@ func TestClassifyUpdate(t *testing.T) {
 		{"task env", func(j *structs.Job) { j.TaskGroups[0].Tasks[0].Env = map[string]string{"A": "1"} }, updateDestructive},
 		{"task driver", func(j *structs.Job) { j.TaskGroups[0].Tasks[0].Driver = "exec" }, updateDestructive},
 		{"task user", func(j *structs.Job) { j.TaskGroups[0].Tasks[0].User = "nobody" }, updateDestructive},
-		{"task resources", func(j *structs.Job) { j.TaskGroups[0].Tasks[0].Resources.MemoryMB = 999 }, updateDestructive},
-		{"job meta (tasks see it)", func(j *structs.Job) { j.Meta = map[string]string{"a": "b"} }, updateDestructive},
+		{"task memory (fit checked by InPlaceFits)", func(j *structs.Job) { j.TaskGroups[0].Tasks[0].Resources.MemoryMB = 999 }, updateInPlace},
+		{"task cpu", func(j *structs.Job) { j.TaskGroups[0].Tasks[0].Resources.CPU = 999 }, updateInPlace},
+		{"task memory_max", func(j *structs.Job) { j.TaskGroups[0].Tasks[0].Resources.MemoryMaxMB = 2048 }, updateInPlace},
+		{"task cores", func(j *structs.Job) {
+			j.TaskGroups[0].Tasks[0].Resources.CPU, j.TaskGroups[0].Tasks[0].Resources.Cores = 0, 2
+		}, updateDestructive},
+		{"task disk", func(j *structs.Job) { j.TaskGroups[0].Tasks[0].Resources.DiskMB = 50 }, updateDestructive},
+		{"group ephemeral disk", func(j *structs.Job) { j.TaskGroups[0].EphemeralDisk = &structs.EphemeralDisk{SizeMB: 500} }, updateDestructive},
+		{"job meta (tasks do not see it)", func(j *structs.Job) { j.Meta = map[string]string{"a": "b"} }, updateInPlace},
+		{"group meta", func(j *structs.Job) { j.TaskGroups[0].Meta = map[string]string{"a": "b"} }, updateInPlace},
+		{"task meta", func(j *structs.Job) { j.TaskGroups[0].Tasks[0].Meta = map[string]string{"a": "b"} }, updateInPlace},
 		{"network ports (chosen at placement)", func(j *structs.Job) {
 			j.TaskGroups[0].Networks = []*structs.NetworkResource{{DynamicPorts: []structs.Port{{Label: "http"}}}}
 		}, updateDestructive},

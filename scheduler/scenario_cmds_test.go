@@ -252,6 +252,9 @@ func (sc *scenario) jobChange(verb, id string, args map[string]string) string {
 		task := j.TaskGroups[0].Tasks[0]
 		task.Resources.CPU = sc.num(args, "cpu", task.Resources.CPU)
 		task.Resources.MemoryMB = sc.num(args, "mem", task.Resources.MemoryMB)
+		if c, ok := args["config"]; ok { // a destructive change (cpu and mem alone may update in place)
+			task.Config = map[string]any{"run_for": c}
+		}
 		j.TaskGroups[0].Count = sc.num(args, "count", j.TaskGroups[0].Count)
 		sc.store.UpsertJob(j)
 	case "stop":

@@ -81,7 +81,12 @@ func (s *systemScheduler) attemptSystem() (done bool, err error) {
 	if !s.job.Stopped() {
 		in.Targets, in.Kept, available = systemNodes(nodes, s.job)
 	}
+	fitter := newInPlaceFitter(s.state, s.eval, s.job)
+	in.InPlaceFits = fitter.fits
 	res := ReconcileSystem(in)
+	if fitter.err != nil {
+		return false, fitter.err
+	}
 	if s.onReconcile != nil {
 		s.onReconcile(&Result{Stop: res.Stop, Ignore: res.Ignore, InPlace: res.InPlace, DesiredTGUpdates: res.DesiredTGUpdates})
 	}

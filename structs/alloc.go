@@ -234,6 +234,7 @@ const (
 	TaskSetupFailure     = "Setup Failure"
 	TaskFailedValidation = "Failed Validation"
 	TaskSignaling        = "Signaling"
+	TaskResourcesUpdated = "Resources Updated" // in-place update of cpu/memory (client/taskrunner/update.go)
 )
 
 // TaskEvent is one step in a task's life.

@@ -101,6 +101,15 @@ func (ar *AllocRunner) Update(alloc *structs.Allocation) {
 		ar.Kill()
 		return
 	}
+	ar.mu.Lock()
+	runners := make([]*taskrunner.TaskRunner, 0, len(ar.tasks))
+	for _, tr := range ar.tasks {
+		runners = append(runners, tr)
+	}
+	ar.mu.Unlock()
+	for _, tr := range runners {
+		tr.Update(alloc) // an in-place update: new cpu/memory reach the running task
+	}
 	ar.startHealthWatch()
 }
 

@@ -74,7 +74,7 @@ func (tr *TaskRunner) start() bool {
 	if tr.cfg.Node != nil {
 		node = tr.cfg.Node()
 	}
-	cfg := BuildTaskConfig(id, tr.cfg.Alloc, tr.cfg.Task, tr.cfg.AllocDir, tr.cfg.Region, tr.cfg.Datacenter, node)
+	cfg := BuildTaskConfig(id, tr.alloc(), tr.cfg.Task, tr.cfg.AllocDir, tr.cfg.Region, tr.cfg.Datacenter, node)
 	h, err := tr.cfg.Driver.StartTask(cfg)
 	if err != nil {
 		ev := structs.NewTaskEvent(structs.TaskDriverFailure, tr.now())

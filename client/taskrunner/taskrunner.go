@@ -65,6 +65,7 @@ type TaskRunner struct {
 	state   *structs.TaskState
 	handle  *TaskHandle
 	restart RestartState
+	updated *structs.Allocation // newest alloc from Update (update.go), nil: cfg.Alloc
 
 	killOnce   sync.Once
 	killCh     chan struct{} // closed by Kill

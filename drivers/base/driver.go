@@ -95,4 +95,17 @@ type Capabilities struct {
 	// ResourceLimits is true when the driver enforces CPU/memory limits
 	// (exec with cgroups).
 	ResourceLimits bool
+	// UpdateResources is true when the driver implements ResourceUpdater:
+	// a running task's limits change without a restart.
+	UpdateResources bool
+}
+
+// ResourceUpdater is the optional interface of a driver whose Capabilities
+// say UpdateResources. The client calls it when an alloc is updated in place
+// with new cpu or memory.
+type ResourceUpdater interface {
+	// UpdateTask applies res to the running task: a driver that enforces
+	// limits changes them (exec: the task's cgroup), one that does not
+	// accepts it as a no-op. An unknown task is ErrTaskNotFound.
+	UpdateTask(taskID string, res *Resources) error
 }

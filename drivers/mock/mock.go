@@ -30,8 +30,9 @@ const Name = "mock_driver"
 type Driver struct {
 	logger hclog.Logger
 
-	mu    sync.Mutex // guards tasks
-	tasks map[string]*task
+	mu      sync.Mutex // guards tasks, updates
+	tasks   map[string]*task
+	updates map[string][]base.Resources // UpdateTask calls (mock_update.go)
 }
 
 var _ base.Driver = (*Driver)(nil)
@@ -149,7 +150,7 @@ func (d *Driver) Fingerprint(context.Context) (*base.Fingerprint, error) {
 
 // Capabilities: signals are accepted (and ignored unless they stop).
 func (d *Driver) Capabilities() (*base.Capabilities, error) {
-	return &base.Capabilities{SendSignals: true, FSIsolation: base.FSIsolationNone}, nil
+	return &base.Capabilities{SendSignals: true, FSIsolation: base.FSIsolationNone, UpdateResources: true}, nil
 }
 
 // StartTask starts the timer and writes the configured output.

@@ -341,13 +341,14 @@ func (*CapabilitiesRequest) Descriptor() ([]byte, []int) {
 }
 
 type CapabilitiesResponse struct {
-	state          protoimpl.MessageState `protogen:"open.v1"`
-	SendSignals    bool                   `protobuf:"varint,1,opt,name=send_signals,json=sendSignals,proto3" json:"send_signals,omitempty"`
-	Exec           bool                   `protobuf:"varint,2,opt,name=exec,proto3" json:"exec,omitempty"`
-	FsIsolation    string                 `protobuf:"bytes,3,opt,name=fs_isolation,json=fsIsolation,proto3" json:"fs_isolation,omitempty"`
-	ResourceLimits bool                   `protobuf:"varint,4,opt,name=resource_limits,json=resourceLimits,proto3" json:"resource_limits,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	state           protoimpl.MessageState `protogen:"open.v1"`
+	SendSignals     bool                   `protobuf:"varint,1,opt,name=send_signals,json=sendSignals,proto3" json:"send_signals,omitempty"`
+	Exec            bool                   `protobuf:"varint,2,opt,name=exec,proto3" json:"exec,omitempty"`
+	FsIsolation     string                 `protobuf:"bytes,3,opt,name=fs_isolation,json=fsIsolation,proto3" json:"fs_isolation,omitempty"`
+	ResourceLimits  bool                   `protobuf:"varint,4,opt,name=resource_limits,json=resourceLimits,proto3" json:"resource_limits,omitempty"`
+	UpdateResources bool                   `protobuf:"varint,5,opt,name=update_resources,json=updateResources,proto3" json:"update_resources,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *CapabilitiesResponse) Reset() {
@@ -404,6 +405,13 @@ func (x *CapabilitiesResponse) GetFsIsolation() string {
 func (x *CapabilitiesResponse) GetResourceLimits() bool {
 	if x != nil {
 		return x.ResourceLimits
+	}
+	return false
+}
+
+func (x *CapabilitiesResponse) GetUpdateResources() bool {
+	if x != nil {
+		return x.UpdateResources
 	}
 	return false
 }
@@ -1156,6 +1164,58 @@ func (x *SignalTaskRequest) GetSignal() string {
 	return ""
 }
 
+type UpdateTaskRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	TaskId        string                 `protobuf:"bytes,1,opt,name=task_id,json=taskId,proto3" json:"task_id,omitempty"`
+	Resources     *Resources             `protobuf:"bytes,2,opt,name=resources,proto3" json:"resources,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UpdateTaskRequest) Reset() {
+	*x = UpdateTaskRequest{}
+	mi := &file_driver_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdateTaskRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdateTaskRequest) ProtoMessage() {}
+
+func (x *UpdateTaskRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_driver_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdateTaskRequest.ProtoReflect.Descriptor instead.
+func (*UpdateTaskRequest) Descriptor() ([]byte, []int) {
+	return file_driver_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *UpdateTaskRequest) GetTaskId() string {
+	if x != nil {
+		return x.TaskId
+	}
+	return ""
+}
+
+func (x *UpdateTaskRequest) GetResources() *Resources {
+	if x != nil {
+		return x.Resources
+	}
+	return nil
+}
+
 type TaskStatsRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	TaskId        string                 `protobuf:"bytes,1,opt,name=task_id,json=taskId,proto3" json:"task_id,omitempty"`
@@ -1166,7 +1226,7 @@ type TaskStatsRequest struct {
 
 func (x *TaskStatsRequest) Reset() {
 	*x = TaskStatsRequest{}
-	mi := &file_driver_proto_msgTypes[18]
+	mi := &file_driver_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1178,7 +1238,7 @@ func (x *TaskStatsRequest) String() string {
 func (*TaskStatsRequest) ProtoMessage() {}
 
 func (x *TaskStatsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_driver_proto_msgTypes[18]
+	mi := &file_driver_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1191,7 +1251,7 @@ func (x *TaskStatsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskStatsRequest.ProtoReflect.Descriptor instead.
 func (*TaskStatsRequest) Descriptor() ([]byte, []int) {
-	return file_driver_proto_rawDescGZIP(), []int{18}
+	return file_driver_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *TaskStatsRequest) GetTaskId() string {
@@ -1225,7 +1285,7 @@ type TaskResourceUsage struct {
 
 func (x *TaskResourceUsage) Reset() {
 	*x = TaskResourceUsage{}
-	mi := &file_driver_proto_msgTypes[19]
+	mi := &file_driver_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1237,7 +1297,7 @@ func (x *TaskResourceUsage) String() string {
 func (*TaskResourceUsage) ProtoMessage() {}
 
 func (x *TaskResourceUsage) ProtoReflect() protoreflect.Message {
-	mi := &file_driver_proto_msgTypes[19]
+	mi := &file_driver_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1250,7 +1310,7 @@ func (x *TaskResourceUsage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskResourceUsage.ProtoReflect.Descriptor instead.
 func (*TaskResourceUsage) Descriptor() ([]byte, []int) {
-	return file_driver_proto_rawDescGZIP(), []int{19}
+	return file_driver_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *TaskResourceUsage) GetTimestampUnixNano() int64 {
@@ -1325,7 +1385,7 @@ type RecoverTaskRequest struct {
 
 func (x *RecoverTaskRequest) Reset() {
 	*x = RecoverTaskRequest{}
-	mi := &file_driver_proto_msgTypes[20]
+	mi := &file_driver_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1337,7 +1397,7 @@ func (x *RecoverTaskRequest) String() string {
 func (*RecoverTaskRequest) ProtoMessage() {}
 
 func (x *RecoverTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_driver_proto_msgTypes[20]
+	mi := &file_driver_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1350,7 +1410,7 @@ func (x *RecoverTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecoverTaskRequest.ProtoReflect.Descriptor instead.
 func (*RecoverTaskRequest) Descriptor() ([]byte, []int) {
-	return file_driver_proto_rawDescGZIP(), []int{20}
+	return file_driver_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *RecoverTaskRequest) GetHandle() *TaskHandle {
@@ -1379,12 +1439,13 @@ const file_driver_proto_rawDesc = "" +
 	"\x10SetConfigRequest\x12%\n" +
 	"\x0econfig_msgpack\x18\x01 \x01(\fR\rconfigMsgpack\"\x13\n" +
 	"\x11SetConfigResponse\"\x15\n" +
-	"\x13CapabilitiesRequest\"\x99\x01\n" +
+	"\x13CapabilitiesRequest\"\xc4\x01\n" +
 	"\x14CapabilitiesResponse\x12!\n" +
 	"\fsend_signals\x18\x01 \x01(\bR\vsendSignals\x12\x12\n" +
 	"\x04exec\x18\x02 \x01(\bR\x04exec\x12!\n" +
 	"\ffs_isolation\x18\x03 \x01(\tR\vfsIsolation\x12'\n" +
-	"\x0fresource_limits\x18\x04 \x01(\bR\x0eresourceLimits\"k\n" +
+	"\x0fresource_limits\x18\x04 \x01(\bR\x0eresourceLimits\x12)\n" +
+	"\x10update_resources\x18\x05 \x01(\bR\x0fupdateResources\"k\n" +
 	"\tResources\x12\x1d\n" +
 	"\n" +
 	"cpu_shares\x18\x01 \x01(\x03R\tcpuShares\x12\x1b\n" +
@@ -1456,7 +1517,10 @@ const file_driver_proto_rawDesc = "" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"D\n" +
 	"\x11SignalTaskRequest\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12\x16\n" +
-	"\x06signal\x18\x02 \x01(\tR\x06signal\"L\n" +
+	"\x06signal\x18\x02 \x01(\tR\x06signal\"j\n" +
+	"\x11UpdateTaskRequest\x12\x17\n" +
+	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12<\n" +
+	"\tresources\x18\x02 \x01(\v2\x1e.nomadish.drivers.v1.ResourcesR\tresources\"L\n" +
 	"\x10TaskStatsRequest\x12\x17\n" +
 	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12\x1f\n" +
 	"\vinterval_ns\x18\x02 \x01(\x03R\n" +
@@ -1485,7 +1549,7 @@ const file_driver_proto_rawDesc = "" +
 	"\x13ERROR_CODE_DISABLED\x10\x05\x12\x1e\n" +
 	"\x1aERROR_CODE_PLUGIN_SHUTDOWN\x10\x06\x12 \n" +
 	"\x1cERROR_CODE_EXIT_CODE_UNKNOWN\x10\a\x12\x1c\n" +
-	"\x18ERROR_CODE_NOT_SUPPORTED\x10\b2\xd4\a\n" +
+	"\x18ERROR_CODE_NOT_SUPPORTED\x10\b2\xa6\b\n" +
 	"\x06Driver\x12`\n" +
 	"\vFingerprint\x12'.nomadish.drivers.v1.FingerprintRequest\x1a(.nomadish.drivers.v1.FingerprintResponse\x12Z\n" +
 	"\tSetConfig\x12%.nomadish.drivers.v1.SetConfigRequest\x1a&.nomadish.drivers.v1.SetConfigResponse\x12c\n" +
@@ -1498,7 +1562,9 @@ const file_driver_proto_rawDesc = "" +
 	"\n" +
 	"SignalTask\x12&.nomadish.drivers.v1.SignalTaskRequest\x1a\x1a.nomadish.drivers.v1.Empty\x12\\\n" +
 	"\tTaskStats\x12%.nomadish.drivers.v1.TaskStatsRequest\x1a&.nomadish.drivers.v1.TaskResourceUsage0\x01\x12R\n" +
-	"\vRecoverTask\x12'.nomadish.drivers.v1.RecoverTaskRequest\x1a\x1a.nomadish.drivers.v1.EmptyB,Z*github.com/nomadish/nomadish/drivers/protob\x06proto3"
+	"\vRecoverTask\x12'.nomadish.drivers.v1.RecoverTaskRequest\x1a\x1a.nomadish.drivers.v1.Empty\x12P\n" +
+	"\n" +
+	"UpdateTask\x12&.nomadish.drivers.v1.UpdateTaskRequest\x1a\x1a.nomadish.drivers.v1.EmptyB,Z*github.com/nomadish/nomadish/drivers/protob\x06proto3"
 
 var (
 	file_driver_proto_rawDescOnce sync.Once
@@ -1513,7 +1579,7 @@ func file_driver_proto_rawDescGZIP() []byte {
 }
 
 var file_driver_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_driver_proto_msgTypes = make([]protoimpl.MessageInfo, 24)
+var file_driver_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
 var file_driver_proto_goTypes = []any{
 	(ErrorCode)(0),               // 0: nomadish.drivers.v1.ErrorCode
 	(*Empty)(nil),                // 1: nomadish.drivers.v1.Empty
@@ -1534,51 +1600,55 @@ var file_driver_proto_goTypes = []any{
 	(*DestroyTaskRequest)(nil),   // 16: nomadish.drivers.v1.DestroyTaskRequest
 	(*TaskStatus)(nil),           // 17: nomadish.drivers.v1.TaskStatus
 	(*SignalTaskRequest)(nil),    // 18: nomadish.drivers.v1.SignalTaskRequest
-	(*TaskStatsRequest)(nil),     // 19: nomadish.drivers.v1.TaskStatsRequest
-	(*TaskResourceUsage)(nil),    // 20: nomadish.drivers.v1.TaskResourceUsage
-	(*RecoverTaskRequest)(nil),   // 21: nomadish.drivers.v1.RecoverTaskRequest
-	nil,                          // 22: nomadish.drivers.v1.FingerprintResponse.AttributesEntry
-	nil,                          // 23: nomadish.drivers.v1.TaskConfig.EnvEntry
-	nil,                          // 24: nomadish.drivers.v1.TaskStatus.DriverAttributesEntry
+	(*UpdateTaskRequest)(nil),    // 19: nomadish.drivers.v1.UpdateTaskRequest
+	(*TaskStatsRequest)(nil),     // 20: nomadish.drivers.v1.TaskStatsRequest
+	(*TaskResourceUsage)(nil),    // 21: nomadish.drivers.v1.TaskResourceUsage
+	(*RecoverTaskRequest)(nil),   // 22: nomadish.drivers.v1.RecoverTaskRequest
+	nil,                          // 23: nomadish.drivers.v1.FingerprintResponse.AttributesEntry
+	nil,                          // 24: nomadish.drivers.v1.TaskConfig.EnvEntry
+	nil,                          // 25: nomadish.drivers.v1.TaskStatus.DriverAttributesEntry
 }
 var file_driver_proto_depIdxs = []int32{
-	22, // 0: nomadish.drivers.v1.FingerprintResponse.attributes:type_name -> nomadish.drivers.v1.FingerprintResponse.AttributesEntry
-	23, // 1: nomadish.drivers.v1.TaskConfig.env:type_name -> nomadish.drivers.v1.TaskConfig.EnvEntry
+	23, // 0: nomadish.drivers.v1.FingerprintResponse.attributes:type_name -> nomadish.drivers.v1.FingerprintResponse.AttributesEntry
+	24, // 1: nomadish.drivers.v1.TaskConfig.env:type_name -> nomadish.drivers.v1.TaskConfig.EnvEntry
 	8,  // 2: nomadish.drivers.v1.TaskConfig.resources:type_name -> nomadish.drivers.v1.Resources
 	9,  // 3: nomadish.drivers.v1.TaskHandle.config:type_name -> nomadish.drivers.v1.TaskConfig
 	9,  // 4: nomadish.drivers.v1.StartTaskRequest.task:type_name -> nomadish.drivers.v1.TaskConfig
 	10, // 5: nomadish.drivers.v1.StartTaskResponse.handle:type_name -> nomadish.drivers.v1.TaskHandle
 	0,  // 6: nomadish.drivers.v1.ExitResult.err_code:type_name -> nomadish.drivers.v1.ErrorCode
 	14, // 7: nomadish.drivers.v1.TaskStatus.exit_result:type_name -> nomadish.drivers.v1.ExitResult
-	24, // 8: nomadish.drivers.v1.TaskStatus.driver_attributes:type_name -> nomadish.drivers.v1.TaskStatus.DriverAttributesEntry
-	10, // 9: nomadish.drivers.v1.RecoverTaskRequest.handle:type_name -> nomadish.drivers.v1.TaskHandle
-	2,  // 10: nomadish.drivers.v1.Driver.Fingerprint:input_type -> nomadish.drivers.v1.FingerprintRequest
-	4,  // 11: nomadish.drivers.v1.Driver.SetConfig:input_type -> nomadish.drivers.v1.SetConfigRequest
-	6,  // 12: nomadish.drivers.v1.Driver.Capabilities:input_type -> nomadish.drivers.v1.CapabilitiesRequest
-	11, // 13: nomadish.drivers.v1.Driver.StartTask:input_type -> nomadish.drivers.v1.StartTaskRequest
-	13, // 14: nomadish.drivers.v1.Driver.WaitTask:input_type -> nomadish.drivers.v1.TaskIDRequest
-	15, // 15: nomadish.drivers.v1.Driver.StopTask:input_type -> nomadish.drivers.v1.StopTaskRequest
-	16, // 16: nomadish.drivers.v1.Driver.DestroyTask:input_type -> nomadish.drivers.v1.DestroyTaskRequest
-	13, // 17: nomadish.drivers.v1.Driver.InspectTask:input_type -> nomadish.drivers.v1.TaskIDRequest
-	18, // 18: nomadish.drivers.v1.Driver.SignalTask:input_type -> nomadish.drivers.v1.SignalTaskRequest
-	19, // 19: nomadish.drivers.v1.Driver.TaskStats:input_type -> nomadish.drivers.v1.TaskStatsRequest
-	21, // 20: nomadish.drivers.v1.Driver.RecoverTask:input_type -> nomadish.drivers.v1.RecoverTaskRequest
-	3,  // 21: nomadish.drivers.v1.Driver.Fingerprint:output_type -> nomadish.drivers.v1.FingerprintResponse
-	5,  // 22: nomadish.drivers.v1.Driver.SetConfig:output_type -> nomadish.drivers.v1.SetConfigResponse
-	7,  // 23: nomadish.drivers.v1.Driver.Capabilities:output_type -> nomadish.drivers.v1.CapabilitiesResponse
-	12, // 24: nomadish.drivers.v1.Driver.StartTask:output_type -> nomadish.drivers.v1.StartTaskResponse
-	14, // 25: nomadish.drivers.v1.Driver.WaitTask:output_type -> nomadish.drivers.v1.ExitResult
-	1,  // 26: nomadish.drivers.v1.Driver.StopTask:output_type -> nomadish.drivers.v1.Empty
-	1,  // 27: nomadish.drivers.v1.Driver.DestroyTask:output_type -> nomadish.drivers.v1.Empty
-	17, // 28: nomadish.drivers.v1.Driver.InspectTask:output_type -> nomadish.drivers.v1.TaskStatus
-	1,  // 29: nomadish.drivers.v1.Driver.SignalTask:output_type -> nomadish.drivers.v1.Empty
-	20, // 30: nomadish.drivers.v1.Driver.TaskStats:output_type -> nomadish.drivers.v1.TaskResourceUsage
-	1,  // 31: nomadish.drivers.v1.Driver.RecoverTask:output_type -> nomadish.drivers.v1.Empty
-	21, // [21:32] is the sub-list for method output_type
-	10, // [10:21] is the sub-list for method input_type
-	10, // [10:10] is the sub-list for extension type_name
-	10, // [10:10] is the sub-list for extension extendee
-	0,  // [0:10] is the sub-list for field type_name
+	25, // 8: nomadish.drivers.v1.TaskStatus.driver_attributes:type_name -> nomadish.drivers.v1.TaskStatus.DriverAttributesEntry
+	8,  // 9: nomadish.drivers.v1.UpdateTaskRequest.resources:type_name -> nomadish.drivers.v1.Resources
+	10, // 10: nomadish.drivers.v1.RecoverTaskRequest.handle:type_name -> nomadish.drivers.v1.TaskHandle
+	2,  // 11: nomadish.drivers.v1.Driver.Fingerprint:input_type -> nomadish.drivers.v1.FingerprintRequest
+	4,  // 12: nomadish.drivers.v1.Driver.SetConfig:input_type -> nomadish.drivers.v1.SetConfigRequest
+	6,  // 13: nomadish.drivers.v1.Driver.Capabilities:input_type -> nomadish.drivers.v1.CapabilitiesRequest
+	11, // 14: nomadish.drivers.v1.Driver.StartTask:input_type -> nomadish.drivers.v1.StartTaskRequest
+	13, // 15: nomadish.drivers.v1.Driver.WaitTask:input_type -> nomadish.drivers.v1.TaskIDRequest
+	15, // 16: nomadish.drivers.v1.Driver.StopTask:input_type -> nomadish.drivers.v1.StopTaskRequest
+	16, // 17: nomadish.drivers.v1.Driver.DestroyTask:input_type -> nomadish.drivers.v1.DestroyTaskRequest
+	13, // 18: nomadish.drivers.v1.Driver.InspectTask:input_type -> nomadish.drivers.v1.TaskIDRequest
+	18, // 19: nomadish.drivers.v1.Driver.SignalTask:input_type -> nomadish.drivers.v1.SignalTaskRequest
+	20, // 20: nomadish.drivers.v1.Driver.TaskStats:input_type -> nomadish.drivers.v1.TaskStatsRequest
+	22, // 21: nomadish.drivers.v1.Driver.RecoverTask:input_type -> nomadish.drivers.v1.RecoverTaskRequest
+	19, // 22: nomadish.drivers.v1.Driver.UpdateTask:input_type -> nomadish.drivers.v1.UpdateTaskRequest
+	3,  // 23: nomadish.drivers.v1.Driver.Fingerprint:output_type -> nomadish.drivers.v1.FingerprintResponse
+	5,  // 24: nomadish.drivers.v1.Driver.SetConfig:output_type -> nomadish.drivers.v1.SetConfigResponse
+	7,  // 25: nomadish.drivers.v1.Driver.Capabilities:output_type -> nomadish.drivers.v1.CapabilitiesResponse
+	12, // 26: nomadish.drivers.v1.Driver.StartTask:output_type -> nomadish.drivers.v1.StartTaskResponse
+	14, // 27: nomadish.drivers.v1.Driver.WaitTask:output_type -> nomadish.drivers.v1.ExitResult
+	1,  // 28: nomadish.drivers.v1.Driver.StopTask:output_type -> nomadish.drivers.v1.Empty
+	1,  // 29: nomadish.drivers.v1.Driver.DestroyTask:output_type -> nomadish.drivers.v1.Empty
+	17, // 30: nomadish.drivers.v1.Driver.InspectTask:output_type -> nomadish.drivers.v1.TaskStatus
+	1,  // 31: nomadish.drivers.v1.Driver.SignalTask:output_type -> nomadish.drivers.v1.Empty
+	21, // 32: nomadish.drivers.v1.Driver.TaskStats:output_type -> nomadish.drivers.v1.TaskResourceUsage
+	1,  // 33: nomadish.drivers.v1.Driver.RecoverTask:output_type -> nomadish.drivers.v1.Empty
+	1,  // 34: nomadish.drivers.v1.Driver.UpdateTask:output_type -> nomadish.drivers.v1.Empty
+	23, // [23:35] is the sub-list for method output_type
+	11, // [11:23] is the sub-list for method input_type
+	11, // [11:11] is the sub-list for extension type_name
+	11, // [11:11] is the sub-list for extension extendee
+	0,  // [0:11] is the sub-list for field type_name
 }
 
 func init() { file_driver_proto_init() }
@@ -1592,7 +1662,7 @@ func file_driver_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_driver_proto_rawDesc), len(file_driver_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   24,
+			NumMessages:   25,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

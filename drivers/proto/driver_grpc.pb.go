@@ -33,6 +33,7 @@ const (
 	Driver_SignalTask_FullMethodName   = "/nomadish.drivers.v1.Driver/SignalTask"
 	Driver_TaskStats_FullMethodName    = "/nomadish.drivers.v1.Driver/TaskStats"
 	Driver_RecoverTask_FullMethodName  = "/nomadish.drivers.v1.Driver/RecoverTask"
+	Driver_UpdateTask_FullMethodName   = "/nomadish.drivers.v1.Driver/UpdateTask"
 )
 
 // DriverClient is the client API for Driver service.
@@ -52,6 +53,9 @@ type DriverClient interface {
 	// TaskStats sends a sample every interval until the task exits.
 	TaskStats(ctx context.Context, in *TaskStatsRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[TaskResourceUsage], error)
 	RecoverTask(ctx context.Context, in *RecoverTaskRequest, opts ...grpc.CallOption) (*Empty, error)
+	// UpdateTask applies new resource limits to a running task (drivers
+	// with update_resources; others answer Unimplemented).
+	UpdateTask(ctx context.Context, in *UpdateTaskRequest, opts ...grpc.CallOption) (*Empty, error)
 }
 
 type driverClient struct {
@@ -190,6 +194,16 @@ func (c *driverClient) RecoverTask(ctx context.Context, in *RecoverTaskRequest, 
 	return out, nil
 }
 
+func (c *driverClient) UpdateTask(ctx context.Context, in *UpdateTaskRequest, opts ...grpc.CallOption) (*Empty, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(Empty)
+	err := c.cc.Invoke(ctx, Driver_UpdateTask_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // DriverServer is the server API for Driver service.
 // All implementations must embed UnimplementedDriverServer
 // for forward compatibility.
@@ -207,6 +221,9 @@ type DriverServer interface {
 	// TaskStats sends a sample every interval until the task exits.
 	TaskStats(*TaskStatsRequest, grpc.ServerStreamingServer[TaskResourceUsage]) error
 	RecoverTask(context.Context, *RecoverTaskRequest) (*Empty, error)
+	// UpdateTask applies new resource limits to a running task (drivers
+	// with update_resources; others answer Unimplemented).
+	UpdateTask(context.Context, *UpdateTaskRequest) (*Empty, error)
 	mustEmbedUnimplementedDriverServer()
 }
 
@@ -249,6 +266,9 @@ func (UnimplementedDriverServer) TaskStats(*TaskStatsRequest, grpc.ServerStreami
 }
 func (UnimplementedDriverServer) RecoverTask(context.Context, *RecoverTaskRequest) (*Empty, error) {
 	return nil, status.Error(codes.Unimplemented, "method RecoverTask not implemented")
+}
+func (UnimplementedDriverServer) UpdateTask(context.Context, *UpdateTaskRequest) (*Empty, error) {
+	return nil, status.Error(codes.Unimplemented, "method UpdateTask not implemented")
 }
 func (UnimplementedDriverServer) mustEmbedUnimplementedDriverServer() {}
 func (UnimplementedDriverServer) testEmbeddedByValue()                {}
@@ -455,6 +475,24 @@ func _Driver_RecoverTask_Handler(srv interface{}, ctx context.Context, dec func(
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Driver_UpdateTask_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(UpdateTaskRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(DriverServer).UpdateTask(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Driver_UpdateTask_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(DriverServer).UpdateTask(ctx, req.(*UpdateTaskRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Driver_ServiceDesc is the grpc.ServiceDesc for Driver service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -497,6 +535,10 @@ var Driver_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "RecoverTask",
 			Handler:    _Driver_RecoverTask_Handler,
+		},
+		{
+			MethodName: "UpdateTask",
+			Handler:    _Driver_UpdateTask_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

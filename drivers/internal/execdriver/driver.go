@@ -110,6 +110,8 @@ func (d *Driver) Capabilities() (*base.Capabilities, error) {
 		SendSignals:    true,
 		FSIsolation:    base.FSIsolationNone,
 		ResourceLimits: d.opts.Cgroups && cgroupsAvailable(),
+		// UpdateTask (update.go): new cgroup limits, or a no-op without.
+		UpdateResources: true,
 	}, nil
 }
 

@@ -1,0 +1,47 @@
+package execdriver
+
+import (
+	"time"
+
+	"github.com/nomadish/nomadish/drivers/base"
+)
+
+// This file exports the process helpers other process-running drivers
+// (qemu) share: pid identity for recovery, and process-group usage.
+
+// ProcStartTicks returns the start time of pid in clock ticks since boot;
+// with the pid it identifies a process across pid reuse.
+func ProcStartTicks(pid int) (uint64, error) {
+	st, err := readProcStat(pid)
+	if err != nil {
+		return 0, err
+	}
+	return st.StartTicks, nil
+}
+
+// Alive reports whether pid is the same live (non-zombie) process that
+// started at startTicks.
+func Alive(pid int, startTicks uint64) bool { return alive(pid, startTicks) }
+
+// GroupSampler turns successive samples of one process group into
+// TaskResourceUsage (CPU percent since the previous sample). Not safe for
+// concurrent use: one stats loop owns it.
+type GroupSampler struct {
+	pgrp   int
+	prev   groupUsage
+	prevAt time.Time
+}
+
+// NewGroupSampler samples process group pgrp; the first sample's CPU
+// percent is measured from since (the task's start).
+func NewGroupSampler(pgrp int, since time.Time) *GroupSampler {
+	return &GroupSampler{pgrp: pgrp, prevAt: since}
+}
+
+// Sample reads /proc now.
+func (s *GroupSampler) Sample(now time.Time) *base.TaskResourceUsage {
+	u := readGroupUsage(s.pgrp)
+	r := usage(u, s.prev, now.Sub(s.prevAt), now)
+	s.prev, s.prevAt = u, now
+	return r
+}

@@ -1,0 +1,122 @@
+package scheduler
+
+import (
+	"github.com/nomadish/nomadish/structs"
+)
+
+// In-place resource updates. A task's cpu, memory and memory_max may change
+// without a new alloc when the alloc, at its new size, still fits on its
+// node; cores and disk (and the group's networks and ephemeral disk) stay
+// destructive. The fit check is structs.AllocsFit over the node's proposed
+// allocs with the alloc's old version replaced by the resized one, the same
+// check the plan applier makes (it drops the old copy of an alloc the plan
+// places again under the same ID).
+
+// fixedResources is the part of a task's resources an in-place update must
+// not change: reserved cores and disk.
+func fixedResources(r *structs.Resources) structs.Resources {
+	if r == nil {
+		r = structs.DefaultResources()
+	}
+	return structs.Resources{Cores: r.Cores, DiskMB: r.DiskMB}
+}
+
+// classifyInPlace is classifyUpdate with the fit check: an in-place update
+// that resizes the alloc becomes destructive when fits says the new size
+// does not fit on its node. fits nil means it always fits.
+func classifyInPlace(a *structs.Allocation, job *structs.Job, tg *structs.TaskGroup,
+	fits func(*structs.Allocation, *structs.TaskGroup) bool) updateKind {
+	k := classifyUpdate(a.Job, job, tg)
+	if k == updateInPlace && fits != nil && resized(a, tg) && !fits(a, tg) {
+		return updateDestructive
+	}
+	return k
+}
+
+// resized reports whether tg asks a task of a for another cpu or memory
+// (memory_max included) than a holds.
+func resized(a *structs.Allocation, tg *structs.TaskGroup) bool {
+	if a.AllocatedResources == nil {
+		return false
+	}
+	for name, t := range structs.AllocatedFor(tg).Tasks {
+		ot := a.AllocatedResources.Tasks[name]
+		if ot == nil || ot.Cpu.CpuShares != t.Cpu.CpuShares || ot.Memory != t.Memory {
+			return true
+		}
+	}
+	return false
+}
+
+// inPlaceAllocated returns what a holds once updated in place to tg: each
+// task's cpu and memory as tg asks, the rest (shared disk, networks and
+// ports, reserved cores) as a holds it.
+func inPlaceAllocated(a *structs.Allocation, tg *structs.TaskGroup) *structs.AllocatedResources {
+	fresh := structs.AllocatedFor(tg)
+	out := &structs.AllocatedResources{Tasks: make(map[string]*structs.AllocatedTaskResources, len(fresh.Tasks))}
+	if a.AllocatedResources != nil {
+		out.Shared = a.AllocatedResources.Shared
+	}
+	for name, t := range fresh.Tasks {
+		nt := *t
+		if a.AllocatedResources != nil {
+			if ot := a.AllocatedResources.Tasks[name]; ot != nil {
+				nt.Cpu.ReservedCores = ot.Cpu.ReservedCores
+			}
+		}
+		out.Tasks[name] = &nt
+	}
+	return out
+}
+
+// inPlaceFitter answers Input.InPlaceFits for one reconcile. It keeps the
+// resized allocs it accepted in a scratch plan, so that two growths on one
+// node are checked together; err is the first state error met (the answer
+// is then false).
+type inPlaceFitter struct {
+	ctx *evalContext
+	err error
+}
+
+func newInPlaceFitter(state State, eval *structs.Evaluation, job *structs.Job) *inPlaceFitter {
+	return &inPlaceFitter{ctx: newEvalContext(state, structs.NewPlan(eval, job))}
+}
+
+// fits reports whether a, resized to tg's asks, fits on its node next to
+// the node's other allocs and the resized allocs accepted before.
+func (f *inPlaceFitter) fits(a *structs.Allocation, tg *structs.TaskGroup) bool {
+	node, err := f.ctx.node(a.NodeID)
+	if err != nil {
+		f.err = err
+		return false
+	}
+	if node == nil {
+		return false
+	}
+	n := a.Copy()
+	n.AllocatedResources = inPlaceAllocated(a, tg)
+	plan := f.ctx.plan
+	plan.AppendAlloc(n)
+	proposed, err := f.ctx.proposedAllocs(a.NodeID)
+	if err != nil {
+		f.err = err
+	}
+	ok := err == nil
+	if ok {
+		ok, _, _ = structs.AllocsFit(node, proposed)
+	}
+	if !ok {
+		placed := plan.NodeAllocation[a.NodeID]
+		plan.NodeAllocation[a.NodeID] = placed[:len(placed)-1]
+	}
+	return ok
+}
+
+// applyInPlaceResources gives n, the plan's copy of an alloc updated in
+// place, the allocated resources of the job's current group when they
+// changed.
+func applyInPlaceResources(n *structs.Allocation, job *structs.Job) {
+	if tg := job.LookupTaskGroup(n.TaskGroup); tg != nil && resized(n, tg) {
+		n.AllocatedResources = inPlaceAllocated(n, tg)
+	}
+}
