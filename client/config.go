@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/nomadish/nomadish/client/pluginmgr"
+	"github.com/nomadish/nomadish/drivers/qemu"
 )
 
 // RPCer is how the client talks to the servers (rpcclient.Client over TCP,
@@ -55,7 +56,7 @@ var errNoDataDir = errors.New("client: data_dir is required outside dev mode")
 
 // enabledDrivers returns the drivers to run with their plugin config:
 // raw_exec when its config says enabled = true, exec when root on Linux,
-// mock_driver when it has a plugin block.
+// docker on Linux, mock_driver when it has a plugin block.
 func (c *Config) enabledDrivers(isRoot bool) map[string]map[string]any {
 	out := map[string]map[string]any{}
 	if rc := c.PluginConfig["raw_exec"]; rc != nil && rc["enabled"] == true {
@@ -66,6 +67,12 @@ func (c *Config) enabledDrivers(isRoot bool) map[string]map[string]any {
 		if out["exec"] == nil {
 			out["exec"] = map[string]any{}
 		}
+	}
+	if runtime.GOOS == "linux" { // as Nomad: on by default, unhealthy without an engine
+		out["docker"] = c.PluginConfig["docker"]
+	}
+	if qc, ok := c.PluginConfig["qemu"]; ok || qemu.Installed() { // qemu-system-x86_64 in PATH
+		out["qemu"] = qc
 	}
 	if mc, ok := c.PluginConfig["mock_driver"]; ok {
 		if mc == nil {

@@ -6,16 +6,20 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/nomadish/nomadish/drivers/docker"
 	"github.com/nomadish/nomadish/drivers/exec"
 	"github.com/nomadish/nomadish/drivers/mock"
+	"github.com/nomadish/nomadish/drivers/qemu"
 	"github.com/nomadish/nomadish/drivers/rawexec"
 )
 
 // factories are the built-in drivers by name.
 var factories = map[string]func(hclog.Logger) Driver{
 	rawexec.Name: rawexec.New,
+	docker.Name:  docker.New,
 	exec.Name:    exec.New,
 	mock.Name:    mock.New,
+	qemu.Name:    func(l hclog.Logger) Driver { return qemu.New(l) },
 }
 
 // Names lists the built-in driver names, sorted.

@@ -41,7 +41,7 @@ func testMain(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "e2e: building nomadish:", err)
 		return 1
 	}
-	dev, err = startAgent(filepath.Join(tmp, "dev"), true, "")
+	dev, err = startAgent(filepath.Join(tmp, "dev"), true, "", qemuPluginConfig(tmp))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2e: starting dev agent:", err)
 		return 1

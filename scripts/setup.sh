@@ -6,6 +6,8 @@ set -euo pipefail
 need=()
 command -v protoc >/dev/null 2>&1 || need+=(protobuf-compiler)
 [ -x /bin/busybox ] || need+=(busybox-static)
+command -v qemu-system-x86_64 >/dev/null 2>&1 || need+=(qemu-system-x86)
+compgen -G '/boot/vmlinuz-*' >/dev/null || need+=(linux-image-amd64)
 
 if [ ${#need[@]} -gt 0 ]; then
 	if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi

@@ -1,0 +1,199 @@
+// Package docker is the docker driver: each task is a container on the
+// local Docker engine, created from the task's `config` block (Nomad's
+// names), with the task's memory and CPU limits, its stdout/stderr copied
+// into the task's rotated log files, and labels naming the allocation and
+// task. The container ID is the handle's driver state, so a new plugin
+// process re-attaches to a running container with RecoverTask.
+package docker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/docker/docker/client"
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/nomadish/nomadish/drivers/base"
+)
+
+// Name is the driver name in job files.
+const Name = "docker"
+
+// DefaultEndpoint is the engine address used when the plugin config has no
+// endpoint.
+const DefaultEndpoint = "unix:///var/run/docker.sock"
+
+// Container labels set on every container the driver creates.
+const (
+	LabelAllocID  = "com.nomadish.alloc_id"
+	LabelTaskName = "com.nomadish.task_name"
+	LabelTaskID   = "com.nomadish.task_id"
+	LabelJobName  = "com.nomadish.job_name"
+)
+
+// pluginConfig is the plugin block: plugin "docker" { config { ... } }.
+type pluginConfig struct {
+	Endpoint       string
+	VolumesEnabled bool // volumes { enabled = true }: absolute host paths allowed
+	GCImage        bool // gc { image = true }: remove the image with the last container
+}
+
+// Driver implements base.Driver on the Docker engine. Safe for concurrent use.
+type Driver struct {
+	logger hclog.Logger
+
+	mu    sync.Mutex // guards cfg, cli, tasks
+	cfg   pluginConfig
+	cli   *client.Client // built lazily from cfg.Endpoint
+	tasks map[string]*task
+}
+
+var _ base.Driver = (*Driver)(nil)
+
+// New returns a docker driver talking to DefaultEndpoint until SetConfig
+// says otherwise.
+func New(logger hclog.Logger) base.Driver {
+	if logger == nil {
+		logger = hclog.NewNullLogger()
+	}
+	return &Driver{logger: logger.Named(Name), cfg: pluginConfig{Endpoint: DefaultEndpoint}, tasks: map[string]*task{}}
+}
+
+// SetConfig accepts endpoint (string), volumes { enabled } and gc { image }.
+// Other keys of Nomad's docker plugin are rejected by name.
+func (d *Driver) SetConfig(cfg map[string]any) error {
+	c := pluginConfig{Endpoint: DefaultEndpoint}
+	for k, v := range cfg {
+		var err error
+		switch k {
+		case "endpoint":
+			s, ok := v.(string)
+			if !ok || s == "" {
+				err = fmt.Errorf("must be a non-empty string, got %T", v)
+			}
+			c.Endpoint = s
+		case "volumes":
+			c.VolumesEnabled, err = blockBool(v, "enabled", "selinuxlabel")
+		case "gc":
+			c.GCImage, err = blockBool(v, "image", "image_delay", "container", "dangling_containers")
+		default:
+			if !ignoredKeys[k] {
+				err = errors.New("unknown key")
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("docker plugin config: %s: %w", k, err)
+		}
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.cli != nil {
+		_ = d.cli.Close()
+		d.cli = nil
+	}
+	d.cfg = c
+	return nil
+}
+
+// ignoredKeys are keys of Nomad's docker plugin config accepted for
+// compatibility and ignored.
+var ignoredKeys = map[string]bool{
+	"allow_privileged": true, "allow_caps": true, "auth": true, "extra_labels": true, "infra_image": true,
+	"pull_activity_timeout": true, "image_pull_timeout": true, "logging": true, "pids_limit": true,
+}
+
+// blockBool reads key from a block such as volumes { enabled = true }; the
+// ignored keys (Nomad's, not implemented) are accepted. HCL blocks may
+// arrive as a map or as a list of one map.
+func blockBool(v any, key string, ignored ...string) (bool, error) {
+	if l, ok := v.([]any); ok && len(l) == 1 {
+		v = l[0]
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return false, fmt.Errorf("must be a block, got %T", v)
+	}
+	var out bool
+	for k, val := range m {
+		if k != key {
+			if !slices.Contains(ignored, k) {
+				return false, fmt.Errorf("unknown key %q", k)
+			}
+			continue
+		}
+		b, ok := val.(bool)
+		if !ok {
+			return false, fmt.Errorf("%s must be a bool, got %T", key, val)
+		}
+		out = b
+	}
+	return out, nil
+}
+
+// client returns the engine client and the plugin config. The client is
+// created once per endpoint and negotiates the API version with the engine.
+func (d *Driver) client() (*client.Client, pluginConfig, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.cli == nil {
+		c, err := client.NewClientWithOpts(client.WithHost(d.cfg.Endpoint), client.WithAPIVersionNegotiation())
+		if err != nil {
+			return nil, d.cfg, fmt.Errorf("docker: endpoint %q: %w", d.cfg.Endpoint, err)
+		}
+		d.cli = c
+	}
+	return d.cli, d.cfg, nil
+}
+
+// Fingerprint is healthy with driver.docker, driver.docker.version and
+// driver.docker.runtimes when the engine answers; unhealthy (detected, not
+// failed) when it does not.
+func (d *Driver) Fingerprint(ctx context.Context) (*base.Fingerprint, error) {
+	cli, cfg, err := d.client()
+	if err != nil {
+		return &base.Fingerprint{Health: base.HealthUnhealthy, HealthDescription: err.Error()}, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	info, err := cli.Info(ctx)
+	if err != nil {
+		return &base.Fingerprint{Health: base.HealthUnhealthy,
+			HealthDescription: fmt.Sprintf("Failed to connect to docker daemon at %s: %v", cfg.Endpoint, err)}, nil
+	}
+	runtimes := make([]string, 0, len(info.Runtimes))
+	for r := range info.Runtimes {
+		runtimes = append(runtimes, r)
+	}
+	sort.Strings(runtimes)
+	attrs := map[string]string{
+		"driver.docker":          "1",
+		"driver.docker.version":  info.ServerVersion,
+		"driver.docker.runtimes": strings.Join(runtimes, ","),
+	}
+	if cfg.VolumesEnabled {
+		attrs["driver.docker.volumes.enabled"] = "true"
+	}
+	return &base.Fingerprint{Health: base.HealthHealthy, HealthDescription: "Healthy", Attributes: attrs}, nil
+}
+
+// Capabilities: signals, image filesystem isolation, resource limits.
+func (d *Driver) Capabilities() (*base.Capabilities, error) {
+	return &base.Capabilities{SendSignals: true, FSIsolation: base.FSIsolationImage, ResourceLimits: true}, nil
+}
+
+// task returns a registered task.
+func (d *Driver) task(id string) (*task, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	t := d.tasks[id]
+	if t == nil {
+		return nil, fmt.Errorf("task %q: %w", id, base.ErrTaskNotFound)
+	}
+	return t, nil
+}

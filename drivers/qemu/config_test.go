@@ -1,0 +1,190 @@
+package qemu
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/nomadish/nomadish/drivers/base"
+)
+
+func TestParseTaskConfig(t *testing.T) {
+	cases := []struct {
+		name string
+		in   map[string]any
+		kvm  bool
+		want *taskConfig
+		err  string
+	}{
+		{name: "image, defaults without kvm", in: map[string]any{"image_path": "local/disk.qcow2"},
+			want: &taskConfig{ImagePath: "local/disk.qcow2", Accelerator: "tcg", DriveInterface: "ide", PortMap: map[string]int{}}},
+		{name: "defaults with kvm", in: map[string]any{"image_path": "d.img"}, kvm: true,
+			want: &taskConfig{ImagePath: "d.img", Accelerator: "kvm", DriveInterface: "ide", PortMap: map[string]int{}}},
+		{name: "everything", in: map[string]any{"kernel": "/boot/vmlinuz", "initrd": "i.gz", "append": "console=ttyS0",
+			"args": []any{"-nodefaults"}, "graceful_shutdown": true, "accelerator": "tcg", "drive_interface": "virtio",
+			"image_path": "d.img", "port_map": map[string]any{"ssh": int64(22), "web": "80"}},
+			want: &taskConfig{ImagePath: "d.img", Accelerator: "tcg", Kernel: "/boot/vmlinuz", Initrd: "i.gz",
+				Append: "console=ttyS0", Args: []string{"-nodefaults"}, PortMap: map[string]int{"ssh": 22, "web": 80},
+				GracefulShutdown: true, DriveInterface: "virtio"}},
+		{name: "port_map as repeated blocks", in: map[string]any{"kernel": "k",
+			"port_map": []any{map[string]any{"a": int64(1)}, map[string]any{"b": 2.0}}},
+			want: &taskConfig{Kernel: "k", Accelerator: "tcg", DriveInterface: "ide", PortMap: map[string]int{"a": 1, "b": 2}}},
+		{name: "nothing to boot", in: map[string]any{}, err: "image_path or kernel is required"},
+		{name: "unknown key", in: map[string]any{"image_path": "d", "imagepath": "x"}, err: `unknown config key "imagepath"`},
+		{name: "kvm without /dev/kvm", in: map[string]any{"image_path": "d", "accelerator": "kvm"}, err: "not available"},
+		{name: "bad accelerator", in: map[string]any{"image_path": "d", "accelerator": "hvf"}, err: `accelerator must be`},
+		{name: "initrd without kernel", in: map[string]any{"image_path": "d", "initrd": "i"}, err: "need kernel"},
+		{name: "args not a list", in: map[string]any{"image_path": "d", "args": "-x"}, err: "args must be a list"},
+		{name: "args element", in: map[string]any{"image_path": "d", "args": []any{int64(1)}}, err: "args[0] must be a string"},
+		{name: "graceful not bool", in: map[string]any{"image_path": "d", "graceful_shutdown": "yes"}, err: "graceful_shutdown must be a bool"},
+		{name: "image not string", in: map[string]any{"image_path": int64(3)}, err: "image_path must be a string"},
+		{name: "port out of range", in: map[string]any{"image_path": "d", "port_map": map[string]any{"x": int64(70000)}}, err: "port_map.x: port 70000 out of range"},
+		{name: "port not integer", in: map[string]any{"image_path": "d", "port_map": map[string]any{"x": 1.5}}, err: "port_map.x"},
+		{name: "port_map not a map", in: map[string]any{"image_path": "d", "port_map": "x=1"}, err: "port_map must be a map"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := parseTaskConfig(tc.in, tc.kvm)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("err = %v, want one containing %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Fatalf("got  %+v\nwant %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestCommandLine(t *testing.T) {
+	tc := &taskConfig{Accelerator: "tcg", DriveInterface: "virtio", Append: "console=ttyS0", Args: []string{"-nodefaults"}}
+	cfg := &base.TaskConfig{Name: "vm", Resources: base.Resources{MemoryMB: 256},
+		Env: map[string]string{"NOMAD_CPU_CORES": "0-1,4"}}
+	f := files{image: "/a,b/disk.img", kernel: "/boot/k", initrd: "/x/i.gz"}
+	got := strings.Join(commandLine(tc, cfg, f, "/t/qmp.sock", [][2]int{{23456, 22}}), " ")
+	want := "-machine type=pc,accel=tcg -name vm -m 256M -smp 3 -display none -no-reboot -serial stdio " +
+		"-qmp unix:/t/qmp.sock,server=on,wait=off -drive file=/a,,b/disk.img,if=virtio -kernel /boot/k " +
+		"-initrd /x/i.gz -append console=ttyS0 " +
+		"-netdev user,id=user.0,hostfwd=tcp::23456-:22,hostfwd=udp::23456-:22 -device virtio-net,netdev=user.0 -nodefaults"
+	if got != want {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+	tc.Accelerator = "kvm"
+	got = strings.Join(commandLine(tc, &base.TaskConfig{Name: "vm"}, files{kernel: "/k"}, "/s", nil), " ")
+	if !strings.Contains(got, "-m 128M -smp 1 ") || !strings.Contains(got, "-enable-kvm -cpu host") || strings.Contains(got, "-netdev") {
+		t.Fatalf("kvm, defaults: %s", got)
+	}
+}
+
+func TestHostPortsAndVCPUs(t *testing.T) {
+	env := map[string]string{"NOMAD_HOST_PORT_ssh": "20001", "NOMAD_HOST_PORT_web": "20002"}
+	got, err := hostPorts(map[string]int{"web": 80, "ssh": 22}, env)
+	if err != nil || !reflect.DeepEqual(got, [][2]int{{20001, 22}, {20002, 80}}) {
+		t.Fatalf("hostPorts = %v, %v", got, err)
+	}
+	if _, err := hostPorts(map[string]int{"db": 5432}, env); err == nil || !strings.Contains(err.Error(), `"db"`) {
+		t.Fatalf("unknown label: %v", err)
+	}
+	for in, want := range map[string]int{"": 1, "3": 1, "0-3": 4, "0-1,6,8-9": 5, "x": 1} {
+		if got := vcpus(map[string]string{"NOMAD_CPU_CORES": in}); got != want {
+			t.Errorf("vcpus(%q) = %d, want %d", in, got, want)
+		}
+	}
+}
+
+// Images, kernels and initrds must be in the alloc dir or under the
+// plugin's image_paths; symlinks are followed before the check.
+func TestResolveFileImagePaths(t *testing.T) {
+	root := t.TempDir()
+	alloc := filepath.Join(root, "alloc1")
+	task := filepath.Join(alloc, "vm")
+	images := filepath.Join(root, "images")
+	other := filepath.Join(root, "other")
+	for _, d := range []string{filepath.Join(task, "local"), images, other} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{filepath.Join(task, "local", "d.img"), filepath.Join(images, "k"), filepath.Join(other, "k")} {
+		if err := os.WriteFile(f, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(filepath.Join(other, "k"), filepath.Join(task, "local", "escape")); err != nil {
+		t.Fatal(err)
+	}
+	cfg := &base.TaskConfig{AllocDir: alloc, TaskDir: task}
+	cases := []struct {
+		path       string
+		imagePaths []string
+		ok         bool
+	}{
+		{"local/d.img", nil, true},
+		{filepath.Join(task, "local", "d.img"), nil, true},
+		{filepath.Join(images, "k"), []string{images}, true},
+		{filepath.Join(images, "k"), nil, false},
+		{filepath.Join(other, "k"), []string{images}, false},
+		{"local/escape", []string{images}, false},
+		{"../../other/k", nil, false},
+		{filepath.Join(images+"-x", "k"), []string{images}, false},
+	}
+	for _, c := range cases {
+		_, err := resolveFile("kernel", c.path, cfg, c.imagePaths)
+		if c.ok != (err == nil) {
+			t.Errorf("resolveFile(%q, image_paths %v) err = %v, want ok=%v", c.path, c.imagePaths, err, c.ok)
+		}
+		if err != nil && strings.Contains(c.path, "k") && !strings.Contains(c.path, "-x") && !errors.Is(err, ErrPathNotAllowed) {
+			t.Errorf("resolveFile(%q): %v does not wrap ErrPathNotAllowed", c.path, err)
+		}
+	}
+	if _, err := resolveFile("image_path", "local/missing.img", cfg, nil); err == nil || !strings.Contains(err.Error(), "image_path") {
+		t.Errorf("missing file: %v", err)
+	}
+}
+
+func TestSetConfig(t *testing.T) {
+	d := New(nil)
+	for in, want := range map[string]map[string]any{
+		`unknown key "enabled"`:    {"enabled": true},
+		"must be a list":           {"image_paths": "/boot"},
+		"not an absolute path":     {"image_paths": []any{"boot"}},
+		"image_paths[1] must be a": {"image_paths": []any{"/boot", int64(1)}},
+		"args_allowlist must be":   {"args_allowlist": "-device"},
+	} {
+		if err := d.SetConfig(want); err == nil || !strings.Contains(err.Error(), in) {
+			t.Errorf("SetConfig(%v) = %v, want %q", want, err, in)
+		}
+	}
+	err := d.SetConfig(map[string]any{"image_paths": []any{"/boot", "/srv/images"}, "args_allowlist": []any{"-device"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(d.imagePaths, []string{"/boot", "/srv/images"}) || !reflect.DeepEqual(d.argsAllowlist, []string{"-device"}) {
+		t.Fatalf("image paths %v, args allowlist %v", d.imagePaths, d.argsAllowlist)
+	}
+}
+
+func TestCheckArgs(t *testing.T) {
+	args := []string{"-device", "virtio-rng-pci", "-smp", "4"}
+	if err := checkArgs(args, nil); err != nil {
+		t.Errorf("no allowlist: %v", err)
+	}
+	if err := checkArgs(args, []string{"-device", "-smp"}); err != nil {
+		t.Errorf("all allowed: %v", err)
+	}
+	err := checkArgs(args, []string{"-device"})
+	if !errors.Is(err, ErrArgNotAllowed) || !strings.Contains(err.Error(), `"-smp"`) {
+		t.Errorf("-smp not allowed: %v", err)
+	}
+	if err := checkArgs(args, []string{}); err != nil {
+		t.Errorf("empty allowlist (allows all, as Nomad): %v", err)
+	}
+}

@@ -1,0 +1,119 @@
+package e2e
+
+import (
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestDockerClientRestartReattaches kills a client agent with SIGKILL while
+// its docker task runs, starts it again on the same data dir, and checks
+// that the same container is re-attached (not restarted), its logs keep
+// flowing, and the restarted client stops and removes it.
+func TestDockerClientRestartReattaches(t *testing.T) {
+	ensureTestImage(t)
+	dir := filepath.Join(t.TempDir(), "docker-restarter")
+	dc := `datacenter = "dc-docker-restart"`
+	c, err := startAgent(dir, false, dev.rpcAddr, dc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		// Later tests' jobs must not land on this node once its agent is gone.
+		var nodes []struct{ ID, Datacenter string }
+		_ = getJSON(dev.addr+"/v1/nodes", &nodes)
+		for _, n := range nodes {
+			if n.Datacenter == "dc-docker-restart" {
+				nomadish(t, "node", "eligibility", "-disable", n.ID)
+			}
+		}
+		c.stop()
+		if t.Failed() {
+			t.Logf("client log (tail):\n%s", c.logTail())
+		}
+	})
+	if err := c.waitReady(2, 30*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	job := strings.Replace(dockerJob("e2e-docker-reattach", "service", "", "",
+		"trap 'exit 0' TERM; while true; do echo tick; sleep 0.1; done"),
+		`type = "service"`, `type = "service"`+"\n  datacenters = [\"dc-docker-restart\"]", 1)
+	t.Cleanup(func() {
+		nomadish(t, "job", "stop", "-purge", "e2e-docker-reattach")
+		removeJobContainers(t, "e2e-docker-reattach")
+	})
+	start := time.Now()
+	if r := nomadish(t, "job", "run", "-detach", writeFile(t, "docker-reattach.nomad.hcl", job)); r.code != 0 {
+		t.Fatalf("job run: %v", r)
+	}
+	allocs := waitAllocs(t, "e2e-docker-reattach", 1, "running", func(a allocRow) bool { return a.ClientStatus == "running" })
+	t.Logf("job run -> running: %v", time.Since(start))
+	container := jobContainers(t, "e2e-docker-reattach")
+	if container == "" || strings.Contains(container, "\n") {
+		t.Fatalf("want one container, got %q", container)
+	}
+
+	if err := c.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-c.done
+	if got := jobContainers(t, "e2e-docker-reattach"); got != container || !containerRunning(t, container) {
+		t.Fatalf("container %s not running after its client died (containers: %q)", container, got)
+	}
+
+	c, err = startAgent(dir, false, dev.rpcAddr, dc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 30*time.Second, "restarted client reports the task", func() (bool, string) {
+		var a struct {
+			ClientStatus string
+			TaskStates   map[string]struct {
+				Restarts uint64
+				Events   []struct{ Type string }
+			}
+		}
+		if err := getJSON(dev.addr+"/v1/allocation/"+allocs[0].ID, &a); err != nil {
+			return false, err.Error()
+		}
+		started := 0
+		for _, ev := range a.TaskStates["t"].Events {
+			if ev.Type == "Started" {
+				started++
+			}
+		}
+		return a.ClientStatus == "running" && started == 1 && a.TaskStates["t"].Restarts == 0 && !c.exited(),
+			fmt.Sprintf("%+v", a)
+	})
+	first := -1
+	eventually(t, 30*time.Second, "restarted client serves the task's logs", func() (bool, string) {
+		first = countTicks(t, c.addr, allocs[0].ID)
+		return first >= 0, "no logs yet"
+	})
+	eventually(t, 30*time.Second, "log lines after the restart", func() (bool, string) {
+		n := countTicks(t, c.addr, allocs[0].ID)
+		return n > first, fmt.Sprintf("%d tick lines, %d at first", n, first)
+	})
+	if got := jobContainers(t, "e2e-docker-reattach"); got != container {
+		t.Fatalf("containers after the restart %q, want the same %s", got, container)
+	}
+
+	if r := nomadish(t, "job", "stop", "e2e-docker-reattach"); r.code != 0 {
+		t.Fatalf("job stop: %v", r)
+	}
+	eventually(t, 30*time.Second, "container removed by the restarted client", func() (bool, string) {
+		out := jobContainers(t, "e2e-docker-reattach")
+		return out == "", out
+	})
+}
+
+// containerRunning asks docker inspect whether the container runs.
+func containerRunning(t *testing.T, id string) bool {
+	t.Helper()
+	out, err := exec.Command("docker", "inspect", "-f", "{{.State.Running}}", id).CombinedOutput()
+	return err == nil && strings.TrimSpace(string(out)) == "true"
+}
