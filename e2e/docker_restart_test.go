@@ -23,14 +23,7 @@ func TestDockerClientRestartReattaches(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		// Later tests' jobs must not land on this node once its agent is gone.
-		var nodes []struct{ ID, Datacenter string }
-		_ = getJSON(dev.addr+"/v1/nodes", &nodes)
-		for _, n := range nodes {
-			if n.Datacenter == "dc-docker-restart" {
-				nomadish(t, "node", "eligibility", "-disable", n.ID)
-			}
-		}
+		retireNodesIn(t, "dc-docker-restart")
 		c.stop()
 		if t.Failed() {
 			t.Logf("client log (tail):\n%s", c.logTail())

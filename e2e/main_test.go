@@ -270,3 +270,18 @@ func eventually(t *testing.T, timeout time.Duration, what string, cond func() (b
 	}
 	t.Fatalf("%s: not reached after %v; last state: %s", what, timeout, last)
 }
+
+// retireNodesIn marks every node of datacenter dc ineligible. Tests that
+// start their own client agents call it before stopping them: a stopped
+// agent's node stays "ready" until its heartbeat TTL passes, and later
+// tests' jobs (datacenters "*") must not be placed there.
+func retireNodesIn(t *testing.T, dc string) {
+	t.Helper()
+	var nodes []struct{ ID, Datacenter string }
+	_ = getJSON(dev.addr+"/v1/nodes", &nodes)
+	for _, n := range nodes {
+		if n.Datacenter == dc {
+			nomadish(t, "node", "eligibility", "-disable", n.ID)
+		}
+	}
+}

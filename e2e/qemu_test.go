@@ -197,6 +197,7 @@ func TestQemuClientRestartReattaches(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
+		retireNodesIn(t, "dc-qemu-restart")
 		c.stop()
 		if t.Failed() {
 			t.Logf("client log (tail):\n%s", c.logTail())

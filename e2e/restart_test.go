@@ -27,6 +27,7 @@ func TestClientRestartReattaches(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
+		retireNodesIn(t, "dc-restart")
 		c.stop()
 		if t.Failed() {
 			t.Logf("client log (tail):\n%s", c.logTail())
