@@ -44,6 +44,9 @@ type sample struct {
 	ready, jobRun time.Duration
 	rssKB         int64
 	pluginRSSKB   int64
+	// totalPSSKB is the proportional set size of the agent and its plugins
+	// together: pages they share (the same binary) are counted once.
+	totalPSSKB int64
 }
 
 func main() {
@@ -59,8 +62,8 @@ func main() {
 			fmt.Fprintf(os.Stderr, "benchdev: run %d: %v\n", i+1, err)
 			os.Exit(1)
 		}
-		fmt.Printf("run %d: ready %v, idle RSS %d MB (plugins %d MB), job run -> complete %v\n",
-			i+1, s.ready.Round(time.Millisecond), s.rssKB/1024, s.pluginRSSKB/1024, s.jobRun.Round(time.Millisecond))
+		fmt.Printf("run %d: ready %v, idle RSS %d MB (plugins %d MB; PSS of all %d MB), job run -> complete %v\n",
+			i+1, s.ready.Round(time.Millisecond), s.rssKB/1024, s.pluginRSSKB/1024, s.totalPSSKB/1024, s.jobRun.Round(time.Millisecond))
 		samples = append(samples, s)
 	}
 	fmt.Printf("\nmedian of %d runs:\n", len(samples))
@@ -69,6 +72,8 @@ func main() {
 	fmt.Printf("  idle RSS of the dev agent:                %d MB (target < 60 MB; driver plugins add %d MB)\n",
 		medianInt(samples, func(s sample) int64 { return s.rssKB })/1024,
 		medianInt(samples, func(s sample) int64 { return s.pluginRSSKB })/1024)
+	fmt.Printf("  memory of agent + driver plugins (PSS):   %d MB (shared pages of the one binary counted once)\n",
+		medianInt(samples, func(s sample) int64 { return s.totalPSSKB })/1024)
 	fmt.Printf("  job run (raw_exec batch) to complete:     %v (target < 300ms)\n",
 		medianDur(samples, func(s sample) time.Duration { return s.jobRun }).Round(time.Millisecond))
 }
@@ -117,7 +122,8 @@ func runOnce(bin string, idle time.Duration) (sample, error) {
 
 	time.Sleep(idle)
 	s.rssKB = rssKB(cmd.Process.Pid)
-	s.pluginRSSKB = childrenRSSKB(cmd.Process.Pid)
+	s.pluginRSSKB = sumChildren(cmd.Process.Pid, rssKB)
+	s.totalPSSKB = pssKB(cmd.Process.Pid) + sumChildren(cmd.Process.Pid, pssKB)
 
 	start = time.Now()
 	run := exec.Command(bin, "job", "run", "-address", addr, jobPath)
@@ -206,13 +212,18 @@ func freePorts(n int) []int {
 	return ports
 }
 
-func rssKB(pid int) int64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+func rssKB(pid int) int64 { return procField(fmt.Sprintf("/proc/%d/status", pid), "VmRSS:") }
+
+func pssKB(pid int) int64 { return procField(fmt.Sprintf("/proc/%d/smaps_rollup", pid), "Pss:") }
+
+// procField reads a "Name:  123 kB" line of a /proc file.
+func procField(path, name string) int64 {
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return 0
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(line, "VmRSS:") {
+		if strings.HasPrefix(line, name) {
 			f := strings.Fields(line)
 			if len(f) >= 2 {
 				v, _ := strconv.ParseInt(f[1], 10, 64)
@@ -223,9 +234,9 @@ func rssKB(pid int) int64 {
 	return 0
 }
 
-// childrenRSSKB sums the RSS of the agent's direct children (driver plugins),
+// sumChildren sums f over the agent's direct children (driver plugins),
 // found by scanning /proc for processes whose parent is pid.
-func childrenRSSKB(pid int) int64 {
+func sumChildren(pid int, f func(int) int64) int64 {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		return 0
@@ -242,9 +253,9 @@ func childrenRSSKB(pid int) int64 {
 		}
 		// Fields after the command (which may hold spaces) start after ")".
 		rest := string(b[strings.LastIndexByte(string(b), ')')+1:])
-		f := strings.Fields(rest)
-		if len(f) > 1 && f[1] == strconv.Itoa(pid) {
-			sum += rssKB(c)
+		fields := strings.Fields(rest)
+		if len(fields) > 1 && fields[1] == strconv.Itoa(pid) {
+			sum += f(c)
 		}
 	}
 	return sum
