@@ -19,7 +19,7 @@ const (
 
 // queryFn runs one read against st, adding what it reads to ws, and fills
 // the reply; it returns the index the reply reflects.
-type queryFn func(ws memdb.WatchSet, st *state.StateStore) (index uint64, err error)
+type queryFn func(ws memdb.WatchSet, st *state.StateSnapshot) (index uint64, err error)
 
 // blockingRPC runs a read, and when opts.MinQueryIndex is set, runs it again
 // each time what it read changes, until the index passes MinQueryIndex or
@@ -43,11 +43,16 @@ func (s *Server) blockingRPC(opts *structs.QueryOptions, meta *structs.QueryMeta
 		defer cancel()
 	}
 	for {
-		st := s.State()
+		// One MVCC snapshot per run: every read of the query, and the table
+		// index it reports, see the same state (reading the live store
+		// twice could pair an empty list with the index of the write that
+		// filled it). Watch channels of a snapshot's nodes still fire when
+		// the live store changes them.
+		live := s.State()
 		ws := memdb.NewWatchSet()
-		ws.Add(st.AbandonCh())
+		ws.Add(live.AbandonCh())
 		ws.Add(s.shutdownCh)
-		index, err := run(ws, st)
+		index, err := run(ws, live.Snapshot())
 		if err != nil {
 			return err
 		}
@@ -71,7 +76,7 @@ func (s *Server) blockingRPC(opts *structs.QueryOptions, meta *structs.QueryMeta
 }
 
 // tableIndex returns the highest index among tables.
-func tableIndex(st *state.StateStore, tables ...string) (uint64, error) {
+func tableIndex(st *state.StateSnapshot, tables ...string) (uint64, error) {
 	var max uint64
 	for _, t := range tables {
 		i, err := st.Index(t)

@@ -14,7 +14,7 @@ type evalEndpoint struct{ s *Server }
 
 // List lists evaluations (namespace and ID prefix filters); blocking.
 func (e *evalEndpoint) List(args *structs.EvalListRequest, reply *structs.EvalListResponse) error {
-	return e.s.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+	return e.s.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
 		evals, err := st.Evals(ws)
 		if err != nil {
 			return 0, err
@@ -31,7 +31,7 @@ func (e *evalEndpoint) List(args *structs.EvalListRequest, reply *structs.EvalLi
 
 // GetEval reads one evaluation (nil when absent); blocking.
 func (e *evalEndpoint) GetEval(args *structs.EvalSpecificRequest, reply *structs.SingleEvalResponse) error {
-	return e.s.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+	return e.s.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
 		ev, err := st.EvalByID(ws, args.EvalID)
 		if err != nil {
 			return 0, err
@@ -46,7 +46,7 @@ func (e *evalEndpoint) GetEval(args *structs.EvalSpecificRequest, reply *structs
 
 // Allocations lists the allocations an evaluation placed; blocking.
 func (e *evalEndpoint) Allocations(args *structs.EvalSpecificRequest, reply *structs.EvalAllocationsResponse) error {
-	return e.s.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+	return e.s.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
 		allocs, err := st.AllocsByEval(ws, args.EvalID)
 		if err != nil {
 			return 0, err

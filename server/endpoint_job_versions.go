@@ -65,7 +65,7 @@ func stopJobVersion(job *structs.Job) {
 // versions (the HTTP layer answers 404).
 func (e *jobEndpoint) GetJobVersions(args *structs.JobVersionsRequest, reply *structs.JobVersionsResponse) error {
 	ns := namespaceOf(args.Namespace)
-	return e.s.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+	return e.s.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
 		versions, err := st.JobVersionsByID(ws, ns, args.JobID)
 		if err != nil {
 			return 0, err
@@ -170,7 +170,7 @@ func (e *jobEndpoint) Scale(args *structs.JobScaleRequest, reply *structs.JobReg
 // blocking. Healthy and Unhealthy stay 0 until deployments report health.
 func (e *jobEndpoint) ScaleStatus(args *structs.JobSpecificRequest, reply *structs.JobScaleStatusResponse) error {
 	ns := namespaceOf(args.Namespace)
-	return e.s.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+	return e.s.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
 		job, err := st.JobByID(ws, ns, args.JobID)
 		if err != nil {
 			return 0, err

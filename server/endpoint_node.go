@@ -167,7 +167,7 @@ func (s *Server) createNodeEvals(nodeID string, nodeIndex uint64) ([]string, uin
 // (the allocs table index when the node has none), so client status
 // reports do not wake the client's own watch.
 func (e *nodeEndpoint) GetClientAllocs(args *structs.NodeSpecificRequest, reply *structs.NodeClientAllocsResponse) error {
-	return e.s.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+	return e.s.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
 		node, err := st.NodeByID(ws, args.NodeID)
 		if err != nil {
 			return 0, err
@@ -213,7 +213,7 @@ func (e *nodeEndpoint) UpdateAlloc(args *structs.AllocUpdateRequest, reply *stru
 
 // GetNode reads one node (nil when absent); blocking.
 func (e *nodeEndpoint) GetNode(args *structs.NodeSpecificRequest, reply *structs.SingleNodeResponse) error {
-	return e.s.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+	return e.s.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
 		node, err := st.NodeByID(ws, args.NodeID)
 		if err != nil {
 			return 0, err
@@ -228,7 +228,7 @@ func (e *nodeEndpoint) GetNode(args *structs.NodeSpecificRequest, reply *structs
 
 // List lists nodes (ID prefix filter); blocking.
 func (e *nodeEndpoint) List(args *structs.NodeListRequest, reply *structs.NodeListResponse) error {
-	return e.s.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+	return e.s.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
 		nodes, err := st.Nodes(ws)
 		if err != nil {
 			return 0, err

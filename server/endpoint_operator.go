@@ -13,7 +13,7 @@ type operatorEndpoint struct{ s *Server }
 // SchedulerGetConfiguration reads the scheduler configuration (the default
 // one, indexes 0, until one is written); blocking.
 func (o *operatorEndpoint) SchedulerGetConfiguration(args *structs.GenericRequest, reply *structs.SchedulerConfigurationResponse) error {
-	return o.s.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateStore) (uint64, error) {
+	return o.s.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
 		cfg, err := st.SchedulerConfig(ws)
 		if err != nil {
 			return 0, err
