@@ -116,3 +116,16 @@ type MemoryUsage struct {
 	RSS  uint64
 	Swap uint64
 }
+
+// LogLimits returns how many rotated files to keep and how large each may
+// grow, with the defaults for zero values.
+func (c *TaskConfig) LogLimits() (files int, maxBytes int64) {
+	files, size := c.LogMaxFiles, c.LogMaxFileSizeMB
+	if files <= 0 {
+		files = DefaultLogMaxFiles
+	}
+	if size <= 0 {
+		size = DefaultLogMaxFileSizeMB
+	}
+	return files, int64(size) << 20
+}

@@ -15,7 +15,6 @@ import (
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/pkg/stdcopy"
 
-	"github.com/nomadish/nomadish/drivers/base"
 	"github.com/nomadish/nomadish/drivers/logging"
 )
 
@@ -64,18 +63,12 @@ func (t *task) logWriter(path string, resume bool) (*stampWriter, error) {
 	if path == "" {
 		return &stampWriter{w: nopWriteCloser{io.Discard}}, nil
 	}
-	files, size := t.cfg.LogMaxFiles, t.cfg.LogMaxFileSizeMB
-	if files <= 0 {
-		files = base.DefaultLogMaxFiles
-	}
-	if size <= 0 {
-		size = base.DefaultLogMaxFileSizeMB
-	}
+	files, maxBytes := t.cfg.LogLimits()
 	sw := &stampWriter{}
 	if resume {
 		sw.tail, sw.until = lastLogWrite(path)
 	}
-	r, err := logging.NewRotator(path, files, int64(size)<<20)
+	r, err := logging.NewRotator(path, files, maxBytes)
 	if err != nil {
 		sw.w = nopWriteCloser{io.Discard}
 		return sw, err

@@ -148,3 +148,18 @@ func (p *Pump) Close() {
 	_ = p.r.Close()
 	<-p.done
 }
+
+// PumpToFiles starts a pump from fifo into rotated files at path (at most
+// files of maxBytes each): the log path of exec-style and qemu tasks.
+func PumpToFiles(fifo, path string, files int, maxBytes int64) (*Pump, error) {
+	rot, err := NewRotator(path, files, maxBytes)
+	if err != nil {
+		return nil, err
+	}
+	p, err := NewPump(fifo, rot)
+	if err != nil {
+		rot.Close()
+		return nil, err
+	}
+	return p, nil
+}

@@ -124,20 +124,9 @@ func (t *task) openLog(path string, fifo *string, ends *[]*os.File) (*os.File, e
 
 // attachLog starts a pump from fifo into the rotated files of path.
 func (t *task) attachLog(path, fifo string) error {
-	files, size := t.cfg.LogMaxFiles, t.cfg.LogMaxFileSizeMB
-	if files <= 0 {
-		files = base.DefaultLogMaxFiles
-	}
-	if size <= 0 {
-		size = base.DefaultLogMaxFileSizeMB
-	}
-	rot, err := logging.NewRotator(path, files, int64(size)<<20)
+	files, maxBytes := t.cfg.LogLimits()
+	p, err := logging.PumpToFiles(fifo, path, files, maxBytes)
 	if err != nil {
-		return err
-	}
-	p, err := logging.NewPump(fifo, rot)
-	if err != nil {
-		rot.Close()
 		return err
 	}
 	t.pumps = append(t.pumps, p)

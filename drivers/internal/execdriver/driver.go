@@ -258,14 +258,7 @@ func (d *Driver) SignalTask(taskID string, signal string) error {
 	if err != nil {
 		return err
 	}
-	sig, err := base.ParseSignal(signal, syscall.SIGTERM)
-	if err != nil {
-		return err
-	}
-	if err := syscall.Kill(t.state.Pid, sig); err != nil {
-		return fmt.Errorf("signalling task %q: %w", taskID, err)
-	}
-	return nil
+	return SignalPid(taskID, t.state.Pid, signal)
 }
 
 // RecoverTask re-attaches to a task by pid and start time. A task whose

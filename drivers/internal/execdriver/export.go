@@ -1,6 +1,8 @@
 package execdriver
 
 import (
+	"fmt"
+	"syscall"
 	"time"
 
 	"github.com/nomadish/nomadish/drivers/base"
@@ -17,6 +19,19 @@ func ProcStartTicks(pid int) (uint64, error) {
 		return 0, err
 	}
 	return st.StartTicks, nil
+}
+
+// SignalPid sends the named signal (SIGTERM when empty) to pid, the
+// process of task taskID.
+func SignalPid(taskID string, pid int, signal string) error {
+	sig, err := base.ParseSignal(signal, syscall.SIGTERM)
+	if err != nil {
+		return err
+	}
+	if err := syscall.Kill(pid, sig); err != nil {
+		return fmt.Errorf("signalling task %q: %w", taskID, err)
+	}
+	return nil
 }
 
 // Alive reports whether pid is the same live (non-zombie) process that
