@@ -66,10 +66,7 @@ func (e *deploymentEndpoint) Allocations(args *structs.DeploymentSpecificRequest
 		if err != nil {
 			return 0, err
 		}
-		reply.Allocations = make([]*structs.AllocListStub, 0, len(allocs))
-		for _, a := range allocs {
-			reply.Allocations = append(reply.Allocations, a.Stub())
-		}
+		reply.Allocations = structs.AllocStubs(allocs)
 		return st.Index(state.TableAllocs)
 	})
 }

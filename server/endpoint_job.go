@@ -183,10 +183,7 @@ func (e *jobEndpoint) Allocations(args *structs.JobSpecificRequest, reply *struc
 		if err != nil {
 			return 0, err
 		}
-		reply.Allocations = make([]*structs.AllocListStub, 0, len(allocs))
-		for _, a := range allocs {
-			reply.Allocations = append(reply.Allocations, a.Stub())
-		}
+		reply.Allocations = structs.AllocStubs(allocs)
 		return st.Index(state.TableAllocs)
 	})
 }

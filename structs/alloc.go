@@ -177,6 +177,16 @@ func (a *Allocation) Stub() *AllocListStub {
 	return s
 }
 
+// AllocStubs returns the list rows of allocs (never nil, so an empty list
+// encodes as []).
+func AllocStubs(allocs []*Allocation) []*AllocListStub {
+	out := make([]*AllocListStub, 0, len(allocs))
+	for _, a := range allocs {
+		out = append(out, a.Stub())
+	}
+	return out
+}
+
 // AllocMetric explains a placement: how many nodes were looked at and why
 // each one that was not chosen was ruled out.
 type AllocMetric struct {
