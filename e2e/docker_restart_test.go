@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"fmt"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -62,35 +61,7 @@ func TestDockerClientRestartReattaches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 30*time.Second, "restarted client reports the task", func() (bool, string) {
-		var a struct {
-			ClientStatus string
-			TaskStates   map[string]struct {
-				Restarts uint64
-				Events   []struct{ Type string }
-			}
-		}
-		if err := getJSON(dev.addr+"/v1/allocation/"+allocs[0].ID, &a); err != nil {
-			return false, err.Error()
-		}
-		started := 0
-		for _, ev := range a.TaskStates["t"].Events {
-			if ev.Type == "Started" {
-				started++
-			}
-		}
-		return a.ClientStatus == "running" && started == 1 && a.TaskStates["t"].Restarts == 0 && !c.exited(),
-			fmt.Sprintf("%+v", a)
-	})
-	first := -1
-	eventually(t, 30*time.Second, "restarted client serves the task's logs", func() (bool, string) {
-		first = countTicks(t, c.addr, allocs[0].ID)
-		return first >= 0, "no logs yet"
-	})
-	eventually(t, 30*time.Second, "log lines after the restart", func() (bool, string) {
-		n := countTicks(t, c.addr, allocs[0].ID)
-		return n > first, fmt.Sprintf("%d tick lines, %d at first", n, first)
-	})
+	expectReattached(t, c, allocs[0].ID)
 	if got := jobContainers(t, "e2e-docker-reattach"); got != container {
 		t.Fatalf("containers after the restart %q, want the same %s", got, container)
 	}

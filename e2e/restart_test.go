@@ -64,37 +64,7 @@ func TestClientRestartReattaches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 30*time.Second, "restarted client reports the task", func() (bool, string) {
-		var a struct {
-			ClientStatus string
-			TaskStates   map[string]struct {
-				Restarts uint64
-				Events   []struct{ Type string }
-			}
-		}
-		if err := getJSON(dev.addr+"/v1/allocation/"+allocs[0].ID, &a); err != nil {
-			return false, err.Error()
-		}
-		started := 0
-		for _, ev := range a.TaskStates["t"].Events {
-			if ev.Type == "Started" {
-				started++
-			}
-		}
-		return a.ClientStatus == "running" && started == 1 && a.TaskStates["t"].Restarts == 0 && !c.exited(),
-			fmt.Sprintf("%+v", a)
-	})
-	// The restarted client serves the task's logs, and they keep growing:
-	// log capture resumed with the re-attached task.
-	first := -1
-	eventually(t, 30*time.Second, "restarted client serves the task's logs", func() (bool, string) {
-		first = countTicks(t, c.addr, allocs[0].ID)
-		return first >= 0, "no logs yet"
-	})
-	eventually(t, 30*time.Second, "log lines after the restart", func() (bool, string) {
-		n := countTicks(t, c.addr, allocs[0].ID)
-		return n > first, fmt.Sprintf("%d tick lines, %d at first", n, first)
-	})
+	expectReattached(t, c, allocs[0].ID)
 	if got := readPid(t, pidFile); got != pid {
 		t.Fatalf("task restarted: pid %d, was %d", got, pid)
 	}
@@ -107,6 +77,43 @@ func TestClientRestartReattaches(t *testing.T) {
 	}
 	eventually(t, 30*time.Second, "task process killed by the restarted client", func() (bool, string) {
 		return syscall.Kill(pid, 0) != nil, "still running"
+	})
+}
+
+// expectReattached waits until the restarted client c runs the alloc's task
+// "t" as before its restart (running, one "Started" event, no restarts) and
+// serves its logs, which keep growing: log capture resumed with the
+// re-attached task, which prints "tick" lines.
+func expectReattached(t *testing.T, c *agentProc, allocID string) {
+	t.Helper()
+	eventually(t, 30*time.Second, "restarted client reports the task", func() (bool, string) {
+		var a struct {
+			ClientStatus string
+			TaskStates   map[string]struct {
+				Restarts uint64
+				Events   []struct{ Type string }
+			}
+		}
+		if err := getJSON(dev.addr+"/v1/allocation/"+allocID, &a); err != nil {
+			return false, err.Error()
+		}
+		started := 0
+		for _, ev := range a.TaskStates["t"].Events {
+			if ev.Type == "Started" {
+				started++
+			}
+		}
+		return a.ClientStatus == "running" && started == 1 && a.TaskStates["t"].Restarts == 0 && !c.exited(),
+			fmt.Sprintf("%+v", a)
+	})
+	first := -1
+	eventually(t, 30*time.Second, "restarted client serves the task's logs", func() (bool, string) {
+		first = countTicks(t, c.addr, allocID)
+		return first >= 0, "no logs yet"
+	})
+	eventually(t, 30*time.Second, "log lines after the restart", func() (bool, string) {
+		n := countTicks(t, c.addr, allocID)
+		return n > first, fmt.Sprintf("%d tick lines, %d at first", n, first)
 	})
 }
 
