@@ -54,7 +54,7 @@ func taskConfigToPB(c *TaskConfig) (*pb.TaskConfig, error) {
 	return &pb.TaskConfig{
 		Id: c.ID, Name: c.Name, AllocId: c.AllocID, JobName: c.JobName, TaskGroupName: c.TaskGroupName,
 		Env: c.Env, User: c.User, ConfigMsgpack: cfg,
-		Resources: &pb.Resources{CpuShares: c.Resources.CPUShares, MemoryMb: c.Resources.MemoryMB, MemoryMaxMb: c.Resources.MemoryMaxMB},
+		Resources: resourcesToPB(c.Resources),
 		AllocDir:  c.AllocDir, TaskDir: c.TaskDir, StdoutPath: c.StdoutPath, StderrPath: c.StderrPath,
 		LogMaxFiles: int32(c.LogMaxFiles), LogMaxFileSizeMb: int32(c.LogMaxFileSizeMB),
 	}, nil
@@ -74,9 +74,7 @@ func taskConfigFromPB(p *pb.TaskConfig) (*TaskConfig, error) {
 		AllocDir: p.AllocDir, TaskDir: p.TaskDir, StdoutPath: p.StdoutPath, StderrPath: p.StderrPath,
 		LogMaxFiles: int(p.LogMaxFiles), LogMaxFileSizeMB: int(p.LogMaxFileSizeMb),
 	}
-	if r := p.Resources; r != nil {
-		c.Resources = Resources{CPUShares: r.CpuShares, MemoryMB: r.MemoryMb, MemoryMaxMB: r.MemoryMaxMb}
-	}
+	c.Resources = resourcesFromPB(p.Resources)
 	return c, nil
 }
 
@@ -190,4 +188,39 @@ func usageFromPB(p *pb.TaskResourceUsage) *TaskResourceUsage {
 		Memory: MemoryUsage{RSS: p.MemoryRss, Swap: p.MemorySwap},
 		Pids:   int(p.Pids),
 	}
+}
+
+func resourcesToPB(r Resources) *pb.Resources {
+	return &pb.Resources{CpuShares: r.CPUShares, MemoryMb: r.MemoryMB, MemoryMaxMb: r.MemoryMaxMB,
+		Cores: idsToPB(r.Cores), NumaNodes: idsToPB(r.NUMANodes)}
+}
+
+func resourcesFromPB(r *pb.Resources) Resources {
+	if r == nil {
+		return Resources{}
+	}
+	return Resources{CPUShares: r.CpuShares, MemoryMB: r.MemoryMb, MemoryMaxMB: r.MemoryMaxMb,
+		Cores: idsFromPB(r.Cores), NUMANodes: idsFromPB(r.NumaNodes)}
+}
+
+func idsToPB(ids []uint16) []uint32 {
+	if len(ids) == 0 {
+		return nil
+	}
+	out := make([]uint32, len(ids))
+	for i, id := range ids {
+		out[i] = uint32(id)
+	}
+	return out
+}
+
+func idsFromPB(ids []uint32) []uint16 {
+	if len(ids) == 0 {
+		return nil
+	}
+	out := make([]uint16, len(ids))
+	for i, id := range ids {
+		out[i] = uint16(id)
+	}
+	return out
 }

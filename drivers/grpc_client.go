@@ -86,7 +86,7 @@ func (c *grpcClient) UpdateTask(taskID string, res *Resources) error {
 	defer cancel()
 	req := &pb.UpdateTaskRequest{TaskId: taskID}
 	if res != nil {
-		req.Resources = &pb.Resources{CpuShares: res.CPUShares, MemoryMb: res.MemoryMB, MemoryMaxMb: res.MemoryMaxMB}
+		req.Resources = resourcesToPB(*res)
 	}
 	_, err := c.client.UpdateTask(ctx, req)
 	return c.fromStatus(err)

@@ -81,7 +81,8 @@ func (s *grpcServer) UpdateTask(_ context.Context, req *pb.UpdateTaskRequest) (*
 	}
 	var res *Resources
 	if r := req.Resources; r != nil {
-		res = &Resources{CPUShares: r.CpuShares, MemoryMB: r.MemoryMb, MemoryMaxMB: r.MemoryMaxMb}
+		rr := resourcesFromPB(r)
+		res = &rr
 	}
 	return &pb.Empty{}, toStatus(u.UpdateTask(req.TaskId, res))
 }

@@ -1,6 +1,7 @@
 package taskrunner
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/nomadish/nomadish/client/allocdir"
@@ -53,25 +54,29 @@ func nomadEnv(alloc *structs.Allocation, task *structs.Task, dir *allocdir.Alloc
 	} else {
 		env["NOMAD_JOB_NAME"] = alloc.JobID
 	}
-	cpu, mem, _ := taskResources(alloc, task)
-	env["NOMAD_CPU_LIMIT"] = strconv.FormatInt(cpu, 10)
-	env["NOMAD_MEMORY_LIMIT"] = strconv.FormatInt(mem, 10)
+	res := taskResources(alloc, task)
+	env["NOMAD_CPU_LIMIT"] = strconv.FormatInt(res.CPUShares, 10)
+	env["NOMAD_MEMORY_LIMIT"] = strconv.FormatInt(res.MemoryMB, 10)
+	if len(res.Cores) > 0 {
+		env["NOMAD_CPU_CORES"] = res.CoreList()
+	}
 	portEnv(env, alloc) // env_ports.go
 	return env
 }
 
 // taskResources returns the task's CPU MHz, memory MB and memory max MB, from
 // the allocation when it holds them, else from the task's ask.
-func taskResources(alloc *structs.Allocation, task *structs.Task) (cpu, mem, memMax int64) {
+func taskResources(alloc *structs.Allocation, task *structs.Task) base.Resources {
 	if ar := alloc.AllocatedResources; ar != nil {
 		if tr := ar.Tasks[task.Name]; tr != nil {
-			return tr.Cpu.CpuShares, tr.Memory.MemoryMB, tr.Memory.MemoryMaxMB
+			return base.Resources{CPUShares: tr.Cpu.CpuShares, MemoryMB: tr.Memory.MemoryMB,
+				MemoryMaxMB: tr.Memory.MemoryMaxMB, Cores: slices.Clone(tr.Cpu.ReservedCores)}
 		}
 	}
 	if r := task.Resources; r != nil {
-		return int64(r.CPU), int64(r.MemoryMB), int64(r.MemoryMaxMB)
+		return base.Resources{CPUShares: int64(r.CPU), MemoryMB: int64(r.MemoryMB), MemoryMaxMB: int64(r.MemoryMaxMB)}
 	}
-	return structs.DefaultCPU, structs.DefaultMemoryMB, 0
+	return base.Resources{CPUShares: structs.DefaultCPU, MemoryMB: structs.DefaultMemoryMB}
 }
 
 // BuildTaskConfig returns what the driver gets to start the task; id is the
@@ -83,7 +88,6 @@ func taskResources(alloc *structs.Allocation, task *structs.Task) (cpu, mem, mem
 // every driver honours by sending the streams to /dev/null (no log files,
 // as Nomad's logs.disabled).
 func BuildTaskConfig(id string, alloc *structs.Allocation, task *structs.Task, dir *allocdir.AllocDir, region, dc string, node *structs.Node) *TaskConfig {
-	cpu, mem, memMax := taskResources(alloc, task)
 	jobName := alloc.JobID
 	if alloc.Job != nil {
 		jobName = alloc.Job.Name
@@ -99,7 +103,7 @@ func BuildTaskConfig(id string, alloc *structs.Allocation, task *structs.Task, d
 		Env:           env,
 		User:          Interpolate(task.User, env, nodeVals),
 		Config:        InterpolateConfig(task.Config, env, nodeVals),
-		Resources:     base.Resources{CPUShares: cpu, MemoryMB: mem, MemoryMaxMB: memMax},
+		Resources:     taskResources(alloc, task),
 		AllocDir:      dir.SharedDir,
 		TaskDir:       dir.TaskDir(task.Name).Dir,
 		StdoutPath:    dir.LogPath(task.Name, "stdout"),

@@ -31,13 +31,12 @@ func (tr *TaskRunner) alloc() *structs.Allocation {
 // of the task and the event says so. The task's environment
 // (NOMAD_CPU_LIMIT, NOMAD_MEMORY_LIMIT) keeps the values it started with.
 func (tr *TaskRunner) Update(alloc *structs.Allocation) {
-	cpu, mem, memMax := taskResources(alloc, tr.cfg.Task)
-	res := base.Resources{CPUShares: cpu, MemoryMB: mem, MemoryMaxMB: memMax}
+	res := taskResources(alloc, tr.cfg.Task)
 	tr.mu.Lock()
 	tr.updated = alloc
 	h := tr.handle
 	tr.mu.Unlock()
-	if h == nil || h.Config == nil || h.Config.Resources == res || tr.IsDead() {
+	if h == nil || h.Config == nil || h.Config.Resources.Equal(res) || tr.IsDead() {
 		return
 	}
 	id := h.Config.ID
@@ -57,9 +56,9 @@ func (tr *TaskRunner) Update(alloc *structs.Allocation) {
 		}
 		tr.mu.Unlock()
 	}
-	ev.Details["cpu"] = fmt.Sprint(cpu)
-	ev.Details["memory_mb"] = fmt.Sprint(mem)
-	ev.Details["memory_max_mb"] = fmt.Sprint(memMax)
+	ev.Details["cpu"] = fmt.Sprint(res.CPUShares)
+	ev.Details["memory_mb"] = fmt.Sprint(res.MemoryMB)
+	ev.Details["memory_max_mb"] = fmt.Sprint(res.MemoryMaxMB)
 	tr.emit(ev, msg, nil)
 	tr.persist()
 }

@@ -1,6 +1,11 @@
 package base
 
-import "time"
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
 
 // Log rotation defaults, as Nomad's logs block.
 const (
@@ -40,6 +45,31 @@ type Resources struct {
 	CPUShares   int64 // MHz, used as cgroup cpu.shares
 	MemoryMB    int64
 	MemoryMaxMB int64 // 0: same as MemoryMB
+	// Cores are the CPU core IDs reserved for the task (resources.cores):
+	// exec sets cpuset.cpus, docker CpusetCpus, qemu pins its vCPU threads.
+	// Empty: the task shares the node's unreserved cores.
+	Cores []uint16
+	// NUMANodes are the memory nodes of Cores (cpuset.mems, CpusetMems);
+	// empty: no memory binding.
+	NUMANodes []uint16
+}
+
+// Equal reports whether r and o are the same limits.
+func (r Resources) Equal(o Resources) bool {
+	return r.CPUShares == o.CPUShares && r.MemoryMB == o.MemoryMB && r.MemoryMaxMB == o.MemoryMaxMB &&
+		slices.Equal(r.Cores, o.Cores) && slices.Equal(r.NUMANodes, o.NUMANodes)
+}
+
+// CoreList is Cores as a cpuset list ("0,2,3"), "" when none.
+func (r Resources) CoreList() string { return IDList(r.Cores) }
+
+// IDList formats IDs as a comma-separated cpuset list.
+func IDList(ids []uint16) string {
+	parts := make([]string, len(ids))
+	for i, id := range ids {
+		parts[i] = strconv.Itoa(int(id))
+	}
+	return strings.Join(parts, ",")
 }
 
 // TaskState is the coarse state of a task in a driver.

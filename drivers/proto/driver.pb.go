@@ -417,10 +417,14 @@ func (x *CapabilitiesResponse) GetUpdateResources() bool {
 }
 
 type Resources struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	CpuShares     int64                  `protobuf:"varint,1,opt,name=cpu_shares,json=cpuShares,proto3" json:"cpu_shares,omitempty"`
-	MemoryMb      int64                  `protobuf:"varint,2,opt,name=memory_mb,json=memoryMb,proto3" json:"memory_mb,omitempty"`
-	MemoryMaxMb   int64                  `protobuf:"varint,3,opt,name=memory_max_mb,json=memoryMaxMb,proto3" json:"memory_max_mb,omitempty"`
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	CpuShares   int64                  `protobuf:"varint,1,opt,name=cpu_shares,json=cpuShares,proto3" json:"cpu_shares,omitempty"`
+	MemoryMb    int64                  `protobuf:"varint,2,opt,name=memory_mb,json=memoryMb,proto3" json:"memory_mb,omitempty"`
+	MemoryMaxMb int64                  `protobuf:"varint,3,opt,name=memory_max_mb,json=memoryMaxMb,proto3" json:"memory_max_mb,omitempty"`
+	// cores are the CPU core IDs reserved for the task (resources.cores):
+	// the task is pinned to them. numa_nodes are the memory nodes it binds to.
+	Cores         []uint32 `protobuf:"varint,4,rep,packed,name=cores,proto3" json:"cores,omitempty"`
+	NumaNodes     []uint32 `protobuf:"varint,5,rep,packed,name=numa_nodes,json=numaNodes,proto3" json:"numa_nodes,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -474,6 +478,20 @@ func (x *Resources) GetMemoryMaxMb() int64 {
 		return x.MemoryMaxMb
 	}
 	return 0
+}
+
+func (x *Resources) GetCores() []uint32 {
+	if x != nil {
+		return x.Cores
+	}
+	return nil
+}
+
+func (x *Resources) GetNumaNodes() []uint32 {
+	if x != nil {
+		return x.NumaNodes
+	}
+	return nil
 }
 
 type TaskConfig struct {
@@ -1445,12 +1463,15 @@ const file_driver_proto_rawDesc = "" +
 	"\x04exec\x18\x02 \x01(\bR\x04exec\x12!\n" +
 	"\ffs_isolation\x18\x03 \x01(\tR\vfsIsolation\x12'\n" +
 	"\x0fresource_limits\x18\x04 \x01(\bR\x0eresourceLimits\x12)\n" +
-	"\x10update_resources\x18\x05 \x01(\bR\x0fupdateResources\"k\n" +
+	"\x10update_resources\x18\x05 \x01(\bR\x0fupdateResources\"\xa0\x01\n" +
 	"\tResources\x12\x1d\n" +
 	"\n" +
 	"cpu_shares\x18\x01 \x01(\x03R\tcpuShares\x12\x1b\n" +
 	"\tmemory_mb\x18\x02 \x01(\x03R\bmemoryMb\x12\"\n" +
-	"\rmemory_max_mb\x18\x03 \x01(\x03R\vmemoryMaxMb\"\xc9\x04\n" +
+	"\rmemory_max_mb\x18\x03 \x01(\x03R\vmemoryMaxMb\x12\x14\n" +
+	"\x05cores\x18\x04 \x03(\rR\x05cores\x12\x1d\n" +
+	"\n" +
+	"numa_nodes\x18\x05 \x03(\rR\tnumaNodes\"\xc9\x04\n" +
 	"\n" +
 	"TaskConfig\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
