@@ -228,7 +228,8 @@ func containerEnv(env map[string]string) []string {
 
 // resources maps the task's resources as Nomad does: memory_max (when set)
 // is the hard limit and memory the reservation; cpu MHz are cpu shares, and
-// with cpu_hard_limit also a CFS quota of cpu/MHz-per-core of a core.
+// with cpu_hard_limit also a CFS quota of cpu/MHz-per-core of a core;
+// reserved cores become CpusetCpus and their NUMA nodes CpusetMems.
 func resources(r base.Resources, hardLimit bool) container.Resources {
 	const mb = 1 << 20
 	out := container.Resources{CPUShares: r.CPUShares, Memory: r.MemoryMB * mb}
@@ -238,6 +239,9 @@ func resources(r base.Resources, hardLimit bool) container.Resources {
 	if out.Memory > 0 {
 		out.MemorySwap = out.Memory // no swap beyond the limit
 	}
+	// Reserved cores pin the container (and its memory to their NUMA nodes).
+	out.CpusetCpus = r.CoreList()
+	out.CpusetMems = base.IDList(r.NUMANodes)
 	if hardLimit && r.CPUShares > 0 {
 		const period = 100000
 		out.CPUPeriod = period

@@ -342,3 +342,24 @@ func TestVolumesAndMounts(t *testing.T) {
 		t.Fatalf("absolute volume with volumes disabled: %v", err)
 	}
 }
+
+// TestReservedCoresPinTheContainer: Resources.Cores become CpusetCpus and
+// the container's processes are allowed on those cores only.
+func TestReservedCoresPinTheContainer(t *testing.T) {
+	d := newDriver(t)
+	cfg := shTask(t, `grep Cpus_allowed_list /proc/self/status; while true; do sleep 1; done`)
+	cfg.Resources.Cores = []uint16{1}
+	cfg.Resources.NUMANodes = []uint16{0}
+	if _, err := d.StartTask(cfg); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = d.DestroyTask(cfg.ID, true) }()
+	info, err := engineClient(t).ContainerInspect(context.Background(), containerID(t, d, cfg.ID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := info.HostConfig.Resources; r.CpusetCpus != "1" || r.CpusetMems != "0" {
+		t.Errorf("CpusetCpus %q CpusetMems %q, want 1 and 0", r.CpusetCpus, r.CpusetMems)
+	}
+	waitForLog(t, cfg.StdoutPath, "Cpus_allowed_list:\t1\n")
+}
