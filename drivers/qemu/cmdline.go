@@ -61,16 +61,26 @@ func commandLine(tc *taskConfig, cfg *base.TaskConfig, f files, qmpSock string, 
 	if mem <= 0 {
 		mem = defaultMemoryMB
 	}
+	machine := "type=pc,accel=" + tc.Accelerator
+	var memBind []string
+	if nodes := cfg.Resources.NUMANodes; len(nodes) > 0 {
+		// Guest RAM from a backend bound to the reserved cores' nodes.
+		machine += ",memory-backend=ram0"
+		memBind = []string{"-object", fmt.Sprintf("memory-backend-ram,id=ram0,size=%dM,host-nodes=%s,policy=bind",
+			mem, strings.ReplaceAll(base.IDList(nodes), ",", ",host-nodes="))}
+	}
+	smp := max(len(cfg.Resources.Cores), 1) // one vCPU per reserved core
 	args := []string{
-		"-machine", "type=pc,accel=" + tc.Accelerator,
+		"-machine", machine,
 		"-name", cfg.Name,
 		"-m", strconv.FormatInt(mem, 10) + "M",
-		"-smp", strconv.Itoa(vcpus(cfg.Env)),
+		"-smp", strconv.Itoa(smp),
 		"-display", "none",
 		"-no-reboot",
 		"-serial", "stdio",
 		"-qmp", "unix:" + qmpSock + ",server=on,wait=off",
 	}
+	args = append(args, memBind...)
 	if tc.Accelerator == "kvm" {
 		args = append(args, "-enable-kvm", "-cpu", "host")
 	}

@@ -223,27 +223,6 @@ func hostPorts(pm map[string]int, env map[string]string) ([][2]int, error) {
 	return out, nil
 }
 
-// vcpus counts NOMAD_CPU_CORES ("0-3,6"), the task's reserved cores; 1
-// without them.
-func vcpus(env map[string]string) int {
-	n := 0
-	for _, part := range strings.Split(env["NOMAD_CPU_CORES"], ",") {
-		lo, hi, isRange := strings.Cut(strings.TrimSpace(part), "-")
-		a, err := strconv.Atoi(lo)
-		if err != nil {
-			continue
-		}
-		b := a
-		if isRange {
-			if b, err = strconv.Atoi(hi); err != nil || b < a {
-				continue
-			}
-		}
-		n += b - a + 1
-	}
-	return max(n, 1)
-}
-
 func contains(list []string, s string) bool {
 	for _, v := range list {
 		if v == s {

@@ -66,8 +66,7 @@ func TestParseTaskConfig(t *testing.T) {
 
 func TestCommandLine(t *testing.T) {
 	tc := &taskConfig{Accelerator: "tcg", DriveInterface: "virtio", Append: "console=ttyS0", Args: []string{"-nodefaults"}}
-	cfg := &base.TaskConfig{Name: "vm", Resources: base.Resources{MemoryMB: 256},
-		Env: map[string]string{"NOMAD_CPU_CORES": "0-1,4"}}
+	cfg := &base.TaskConfig{Name: "vm", Resources: base.Resources{MemoryMB: 256, Cores: []uint16{0, 1, 4}}}
 	f := files{image: "/a,b/disk.img", kernel: "/boot/k", initrd: "/x/i.gz"}
 	got := strings.Join(commandLine(tc, cfg, f, "/t/qmp.sock", [][2]int{{23456, 22}}), " ")
 	want := "-machine type=pc,accel=tcg -name vm -m 256M -smp 3 -display none -no-reboot -serial stdio " +
@@ -82,9 +81,15 @@ func TestCommandLine(t *testing.T) {
 	if !strings.Contains(got, "-m 128M -smp 1 ") || !strings.Contains(got, "-enable-kvm -cpu host") || strings.Contains(got, "-netdev") {
 		t.Fatalf("kvm, defaults: %s", got)
 	}
+	tc.Accelerator = "tcg"
+	got = strings.Join(commandLine(tc, &base.TaskConfig{Name: "vm", Resources: base.Resources{MemoryMB: 64, NUMANodes: []uint16{0, 2}}}, files{kernel: "/k"}, "/s", nil), " ")
+	if !strings.Contains(got, "-machine type=pc,accel=tcg,memory-backend=ram0 ") ||
+		!strings.Contains(got, "-object memory-backend-ram,id=ram0,size=64M,host-nodes=0,host-nodes=2,policy=bind ") {
+		t.Fatalf("NUMA memory binding: %s", got)
+	}
 }
 
-func TestHostPortsAndVCPUs(t *testing.T) {
+func TestHostPorts(t *testing.T) {
 	env := map[string]string{"NOMAD_HOST_PORT_ssh": "20001", "NOMAD_HOST_PORT_web": "20002"}
 	got, err := hostPorts(map[string]int{"web": 80, "ssh": 22}, env)
 	if err != nil || !reflect.DeepEqual(got, [][2]int{{20001, 22}, {20002, 80}}) {
@@ -92,11 +97,6 @@ func TestHostPortsAndVCPUs(t *testing.T) {
 	}
 	if _, err := hostPorts(map[string]int{"db": 5432}, env); err == nil || !strings.Contains(err.Error(), `"db"`) {
 		t.Fatalf("unknown label: %v", err)
-	}
-	for in, want := range map[string]int{"": 1, "3": 1, "0-3": 4, "0-1,6,8-9": 5, "x": 1} {
-		if got := vcpus(map[string]string{"NOMAD_CPU_CORES": in}); got != want {
-			t.Errorf("vcpus(%q) = %d, want %d", in, got, want)
-		}
 	}
 }
 

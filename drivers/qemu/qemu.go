@@ -168,7 +168,10 @@ func (d *Driver) StartTask(cfg *base.TaskConfig) (*base.TaskHandle, error) {
 	st := driverState{QMPSocket: qmpSocketPath(cfg), GracefulShutdown: tc.GracefulShutdown}
 	t, err := startVM(cfg, binary, commandLine(tc, cfg, f, st.QMPSocket, ports), st)
 	if err == nil {
-		if err = waitSocket(t, startTimeout); err != nil {
+		if err = waitSocket(t, startTimeout); err == nil {
+			err = d.pin(t)
+		}
+		if err != nil {
 			t.killGroup()
 			<-t.exit.Done()
 			t.release()
@@ -180,6 +183,21 @@ func (d *Driver) StartTask(cfg *base.TaskConfig) (*base.TaskHandle, error) {
 	}
 	d.logger.Debug("vm started", "task", cfg.ID, "pid", t.state.Pid, "qmp", t.state.QMPSocket)
 	return &base.TaskHandle{Version: base.TaskHandleVersion, Config: cfg, State: base.TaskStateRunning, DriverState: t.encodeState()}, nil
+}
+
+// pin pins the VM's vCPU threads to the task's reserved cores. A task that
+// reserved cores and cannot have them is not started (the error says why).
+func (d *Driver) pin(t *task) error {
+	ctx, cancel := context.WithTimeout(context.Background(), qmpTimeout)
+	defer cancel()
+	pins, err := t.pinVCPUs(ctx)
+	if err != nil {
+		return err
+	}
+	if len(pins) > 0 {
+		d.logger.Debug("vcpus pinned", "task", t.cfg.ID, "pins", pins)
+	}
+	return nil
 }
 
 // reserve claims the task ID while the VM starts.
