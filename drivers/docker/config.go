@@ -188,6 +188,7 @@ func containerConfig(cfg *base.TaskConfig, tc *taskConfig, pc pluginConfig) (*co
 	cc.Labels[LabelTaskName] = cfg.Name
 	cc.Labels[LabelTaskID] = cfg.ID
 	cc.Labels[LabelJobName] = cfg.JobName
+	cc.Labels[LabelAllocDir] = cfg.AllocDir
 
 	hc := &container.HostConfig{NetworkMode: container.NetworkMode(tc.NetworkMode)}
 	hc.Resources = resources(cfg.Resources, tc.CPUHardLimit)

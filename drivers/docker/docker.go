@@ -42,16 +42,20 @@ type pluginConfig struct {
 	Endpoint       string
 	VolumesEnabled bool // volumes { enabled = true }: absolute host paths allowed
 	GCImage        bool // gc { image = true }: remove the image with the last container
+	// Dangling is gc { dangling_containers { ... } } (reconcile.go).
+	Dangling danglingConfig
 }
 
 // Driver implements base.Driver on the Docker engine. Safe for concurrent use.
 type Driver struct {
 	logger hclog.Logger
 
-	mu    sync.Mutex // guards cfg, cli, tasks
+	mu    sync.Mutex // guards cfg, cli, tasks, stopReconcile
 	cfg   pluginConfig
 	cli   *client.Client // built lazily from cfg.Endpoint
 	tasks map[string]*task
+	// stopReconcile ends the dangling-container loop SetConfig started.
+	stopReconcile context.CancelFunc
 }
 
 var _ base.Driver = (*Driver)(nil)
@@ -62,13 +66,15 @@ func New(logger hclog.Logger) base.Driver {
 	if logger == nil {
 		logger = hclog.NewNullLogger()
 	}
-	return &Driver{logger: logger.Named(Name), cfg: pluginConfig{Endpoint: DefaultEndpoint}, tasks: map[string]*task{}}
+	return &Driver{logger: logger.Named(Name), cfg: pluginConfig{Endpoint: DefaultEndpoint, Dangling: defaultDangling()}, tasks: map[string]*task{}}
 }
 
-// SetConfig accepts endpoint (string), volumes { enabled } and gc { image }.
-// Other keys of Nomad's docker plugin are rejected by name.
+// SetConfig accepts endpoint (string), volumes { enabled } and gc { image
+// dangling_containers { enabled period creation_grace dry_run } }, and
+// (re)starts the dangling-container loop when enabled. Other keys of
+// Nomad's docker plugin are rejected by name.
 func (d *Driver) SetConfig(cfg map[string]any) error {
-	c := pluginConfig{Endpoint: DefaultEndpoint}
+	c := pluginConfig{Endpoint: DefaultEndpoint, Dangling: defaultDangling()}
 	for k, v := range cfg {
 		var err error
 		switch k {
@@ -81,7 +87,7 @@ func (d *Driver) SetConfig(cfg map[string]any) error {
 		case "volumes":
 			c.VolumesEnabled, err = blockBool(v, "enabled", "selinuxlabel")
 		case "gc":
-			c.GCImage, err = blockBool(v, "image", "image_delay", "container", "dangling_containers")
+			err = parseGC(v, &c)
 		default:
 			if !ignoredKeys[k] {
 				err = errors.New("unknown key")
@@ -98,6 +104,15 @@ func (d *Driver) SetConfig(cfg map[string]any) error {
 		d.cli = nil
 	}
 	d.cfg = c
+	if d.stopReconcile != nil {
+		d.stopReconcile()
+		d.stopReconcile = nil
+	}
+	if c.Dangling.Enabled {
+		ctx, cancel := context.WithCancel(context.Background())
+		d.stopReconcile = cancel
+		go d.reconcileLoop(ctx, c.Dangling.Period)
+	}
 	return nil
 }
 

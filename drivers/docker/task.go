@@ -94,7 +94,7 @@ func (d *Driver) start(cli *client.Client, cfg *base.TaskConfig, tc *taskConfig,
 	name := ContainerName(cfg)
 	created, err := cli.ContainerCreate(ctx, cc, hc, nil, nil, name)
 	if errdefs.IsConflict(err) {
-		if rerr := removeStale(ctx, cli, name); rerr != nil {
+		if rerr := removeStale(ctx, cli, name, cfg.ID); rerr != nil {
 			return nil, fmt.Errorf("creating container %s: %w (removing the old one: %v)", name, err, rerr)
 		}
 		created, err = cli.ContainerCreate(ctx, cc, hc, nil, nil, name)
@@ -116,14 +116,17 @@ func (d *Driver) start(cli *client.Client, cfg *base.TaskConfig, tc *taskConfig,
 // ContainerName is the container of a task: <task>-<alloc id>.
 func ContainerName(cfg *base.TaskConfig) string { return cfg.Name + "-" + cfg.AllocID }
 
-// removeStale removes a container of the same name that is not running
-// (a previous run of the task); a running one is an error.
-func removeStale(ctx context.Context, cli *client.Client, name string) error {
+// removeStale removes a container of the same name: a previous run of the
+// task, or a running one of this very task (same task ID label) whose
+// handle was lost (the client died between create and persisting it), which
+// the client has decided to run afresh. Another running container is an
+// error.
+func removeStale(ctx context.Context, cli *client.Client, name, taskID string) error {
 	info, err := cli.ContainerInspect(ctx, name)
 	if err != nil {
 		return err
 	}
-	if info.State != nil && info.State.Running {
+	if info.State != nil && info.State.Running && (info.Config == nil || info.Config.Labels[LabelTaskID] != taskID) {
 		return fmt.Errorf("container %s is running", name)
 	}
 	return cli.ContainerRemove(ctx, info.ID, container.RemoveOptions{Force: true, RemoveVolumes: true})
