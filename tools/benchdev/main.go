@@ -2,7 +2,9 @@
 // `nomadish agent -dev` to a leader and a ready node, the agent's idle RSS,
 // and the time from `nomadish job run` of a raw_exec batch job to its
 // allocation being complete. It runs the real binary several times and
-// prints the median of each figure (`make bench`).
+// prints the median of each figure (`make bench`). With -drivers it prints
+// instead, per driver, the time from `job run` to the allocation running
+// and to the task's first output (drivers.go).
 package main
 
 import (
@@ -53,7 +55,15 @@ func main() {
 	bin := flag.String("bin", "bin/nomadish", "path to the nomadish binary")
 	runs := flag.Int("runs", 5, "number of runs (the median is reported)")
 	idle := flag.Duration("idle", 3*time.Second, "how long the agent idles before its RSS is read")
+	driversOnly := flag.Bool("drivers", false, "only the per-driver start times (raw_exec, exec, docker, qemu)")
 	flag.Parse()
+	if *driversOnly {
+		if err := benchDrivers(*bin, *runs); err != nil {
+			fmt.Fprintf(os.Stderr, "benchdev: drivers: %v\n", err)
+			os.Exit(1)
+		}
+		return
+	}
 
 	var samples []sample
 	for i := 0; i < *runs; i++ {
@@ -104,17 +114,7 @@ func runOnce(bin string, idle time.Duration) (sample, error) {
 	if err := cmd.Start(); err != nil {
 		return s, err
 	}
-	defer func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			<-done
-		}
-	}()
+	defer stopAgent(cmd)
 	if err := waitReady(addr, 20*time.Second); err != nil {
 		return s, err
 	}
