@@ -19,6 +19,9 @@ type (
 	TaskResourceUsage = base.TaskResourceUsage
 	CPUUsage          = base.CPUUsage
 	MemoryUsage       = base.MemoryUsage
+	ExecStreamer      = base.ExecStreamer
+	ExecOptions       = base.ExecOptions
+	TerminalSize      = base.TerminalSize
 )
 
 // Re-exported constants.

@@ -1438,6 +1438,248 @@ func (x *RecoverTaskRequest) GetHandle() *TaskHandle {
 	return nil
 }
 
+type ExecTaskSetup struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	TaskId        string                 `protobuf:"bytes,1,opt,name=task_id,json=taskId,proto3" json:"task_id,omitempty"`
+	Command       []string               `protobuf:"bytes,2,rep,name=command,proto3" json:"command,omitempty"`
+	Tty           bool                   `protobuf:"varint,3,opt,name=tty,proto3" json:"tty,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExecTaskSetup) Reset() {
+	*x = ExecTaskSetup{}
+	mi := &file_driver_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExecTaskSetup) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExecTaskSetup) ProtoMessage() {}
+
+func (x *ExecTaskSetup) ProtoReflect() protoreflect.Message {
+	mi := &file_driver_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExecTaskSetup.ProtoReflect.Descriptor instead.
+func (*ExecTaskSetup) Descriptor() ([]byte, []int) {
+	return file_driver_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *ExecTaskSetup) GetTaskId() string {
+	if x != nil {
+		return x.TaskId
+	}
+	return ""
+}
+
+func (x *ExecTaskSetup) GetCommand() []string {
+	if x != nil {
+		return x.Command
+	}
+	return nil
+}
+
+func (x *ExecTaskSetup) GetTty() bool {
+	if x != nil {
+		return x.Tty
+	}
+	return false
+}
+
+type TerminalSize struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Height        int32                  `protobuf:"varint,1,opt,name=height,proto3" json:"height,omitempty"`
+	Width         int32                  `protobuf:"varint,2,opt,name=width,proto3" json:"width,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TerminalSize) Reset() {
+	*x = TerminalSize{}
+	mi := &file_driver_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TerminalSize) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TerminalSize) ProtoMessage() {}
+
+func (x *TerminalSize) ProtoReflect() protoreflect.Message {
+	mi := &file_driver_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TerminalSize.ProtoReflect.Descriptor instead.
+func (*TerminalSize) Descriptor() ([]byte, []int) {
+	return file_driver_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *TerminalSize) GetHeight() int32 {
+	if x != nil {
+		return x.Height
+	}
+	return 0
+}
+
+func (x *TerminalSize) GetWidth() int32 {
+	if x != nil {
+		return x.Width
+	}
+	return 0
+}
+
+// ExecTaskRequest: exactly one field is set.
+type ExecTaskRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Setup         *ExecTaskSetup         `protobuf:"bytes,1,opt,name=setup,proto3" json:"setup,omitempty"` // first message only
+	Stdin         []byte                 `protobuf:"bytes,2,opt,name=stdin,proto3" json:"stdin,omitempty"`
+	StdinClose    bool                   `protobuf:"varint,3,opt,name=stdin_close,json=stdinClose,proto3" json:"stdin_close,omitempty"`
+	Resize        *TerminalSize          `protobuf:"bytes,4,opt,name=resize,proto3" json:"resize,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExecTaskRequest) Reset() {
+	*x = ExecTaskRequest{}
+	mi := &file_driver_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExecTaskRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExecTaskRequest) ProtoMessage() {}
+
+func (x *ExecTaskRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_driver_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExecTaskRequest.ProtoReflect.Descriptor instead.
+func (*ExecTaskRequest) Descriptor() ([]byte, []int) {
+	return file_driver_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *ExecTaskRequest) GetSetup() *ExecTaskSetup {
+	if x != nil {
+		return x.Setup
+	}
+	return nil
+}
+
+func (x *ExecTaskRequest) GetStdin() []byte {
+	if x != nil {
+		return x.Stdin
+	}
+	return nil
+}
+
+func (x *ExecTaskRequest) GetStdinClose() bool {
+	if x != nil {
+		return x.StdinClose
+	}
+	return false
+}
+
+func (x *ExecTaskRequest) GetResize() *TerminalSize {
+	if x != nil {
+		return x.Resize
+	}
+	return nil
+}
+
+// ExecTaskResponse: exactly one field is set; result ends the stream.
+type ExecTaskResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Stdout        []byte                 `protobuf:"bytes,1,opt,name=stdout,proto3" json:"stdout,omitempty"`
+	Stderr        []byte                 `protobuf:"bytes,2,opt,name=stderr,proto3" json:"stderr,omitempty"`
+	Result        *ExitResult            `protobuf:"bytes,3,opt,name=result,proto3" json:"result,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExecTaskResponse) Reset() {
+	*x = ExecTaskResponse{}
+	mi := &file_driver_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExecTaskResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExecTaskResponse) ProtoMessage() {}
+
+func (x *ExecTaskResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_driver_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExecTaskResponse.ProtoReflect.Descriptor instead.
+func (*ExecTaskResponse) Descriptor() ([]byte, []int) {
+	return file_driver_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *ExecTaskResponse) GetStdout() []byte {
+	if x != nil {
+		return x.Stdout
+	}
+	return nil
+}
+
+func (x *ExecTaskResponse) GetStderr() []byte {
+	if x != nil {
+		return x.Stderr
+	}
+	return nil
+}
+
+func (x *ExecTaskResponse) GetResult() *ExitResult {
+	if x != nil {
+		return x.Result
+	}
+	return nil
+}
+
 var File_driver_proto protoreflect.FileDescriptor
 
 const file_driver_proto_rawDesc = "" +
@@ -1560,7 +1802,24 @@ const file_driver_proto_rawDesc = "" +
 	"memorySwap\x12\x12\n" +
 	"\x04pids\x18\t \x01(\x05R\x04pids\"M\n" +
 	"\x12RecoverTaskRequest\x127\n" +
-	"\x06handle\x18\x01 \x01(\v2\x1f.nomadish.drivers.v1.TaskHandleR\x06handle*\x87\x02\n" +
+	"\x06handle\x18\x01 \x01(\v2\x1f.nomadish.drivers.v1.TaskHandleR\x06handle\"T\n" +
+	"\rExecTaskSetup\x12\x17\n" +
+	"\atask_id\x18\x01 \x01(\tR\x06taskId\x12\x18\n" +
+	"\acommand\x18\x02 \x03(\tR\acommand\x12\x10\n" +
+	"\x03tty\x18\x03 \x01(\bR\x03tty\"<\n" +
+	"\fTerminalSize\x12\x16\n" +
+	"\x06height\x18\x01 \x01(\x05R\x06height\x12\x14\n" +
+	"\x05width\x18\x02 \x01(\x05R\x05width\"\xbd\x01\n" +
+	"\x0fExecTaskRequest\x128\n" +
+	"\x05setup\x18\x01 \x01(\v2\".nomadish.drivers.v1.ExecTaskSetupR\x05setup\x12\x14\n" +
+	"\x05stdin\x18\x02 \x01(\fR\x05stdin\x12\x1f\n" +
+	"\vstdin_close\x18\x03 \x01(\bR\n" +
+	"stdinClose\x129\n" +
+	"\x06resize\x18\x04 \x01(\v2!.nomadish.drivers.v1.TerminalSizeR\x06resize\"{\n" +
+	"\x10ExecTaskResponse\x12\x16\n" +
+	"\x06stdout\x18\x01 \x01(\fR\x06stdout\x12\x16\n" +
+	"\x06stderr\x18\x02 \x01(\fR\x06stderr\x127\n" +
+	"\x06result\x18\x03 \x01(\v2\x1f.nomadish.drivers.v1.ExitResultR\x06result*\x87\x02\n" +
 	"\tErrorCode\x12\x13\n" +
 	"\x0fERROR_CODE_NONE\x10\x00\x12\x14\n" +
 	"\x10ERROR_CODE_OTHER\x10\x01\x12\x1d\n" +
@@ -1570,7 +1829,7 @@ const file_driver_proto_rawDesc = "" +
 	"\x13ERROR_CODE_DISABLED\x10\x05\x12\x1e\n" +
 	"\x1aERROR_CODE_PLUGIN_SHUTDOWN\x10\x06\x12 \n" +
 	"\x1cERROR_CODE_EXIT_CODE_UNKNOWN\x10\a\x12\x1c\n" +
-	"\x18ERROR_CODE_NOT_SUPPORTED\x10\b2\xa6\b\n" +
+	"\x18ERROR_CODE_NOT_SUPPORTED\x10\b2\x83\t\n" +
 	"\x06Driver\x12`\n" +
 	"\vFingerprint\x12'.nomadish.drivers.v1.FingerprintRequest\x1a(.nomadish.drivers.v1.FingerprintResponse\x12Z\n" +
 	"\tSetConfig\x12%.nomadish.drivers.v1.SetConfigRequest\x1a&.nomadish.drivers.v1.SetConfigResponse\x12c\n" +
@@ -1585,7 +1844,8 @@ const file_driver_proto_rawDesc = "" +
 	"\tTaskStats\x12%.nomadish.drivers.v1.TaskStatsRequest\x1a&.nomadish.drivers.v1.TaskResourceUsage0\x01\x12R\n" +
 	"\vRecoverTask\x12'.nomadish.drivers.v1.RecoverTaskRequest\x1a\x1a.nomadish.drivers.v1.Empty\x12P\n" +
 	"\n" +
-	"UpdateTask\x12&.nomadish.drivers.v1.UpdateTaskRequest\x1a\x1a.nomadish.drivers.v1.EmptyB,Z*github.com/nomadish/nomadish/drivers/protob\x06proto3"
+	"UpdateTask\x12&.nomadish.drivers.v1.UpdateTaskRequest\x1a\x1a.nomadish.drivers.v1.Empty\x12[\n" +
+	"\bExecTask\x12$.nomadish.drivers.v1.ExecTaskRequest\x1a%.nomadish.drivers.v1.ExecTaskResponse(\x010\x01B,Z*github.com/nomadish/nomadish/drivers/protob\x06proto3"
 
 var (
 	file_driver_proto_rawDescOnce sync.Once
@@ -1600,7 +1860,7 @@ func file_driver_proto_rawDescGZIP() []byte {
 }
 
 var file_driver_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_driver_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
+var file_driver_proto_msgTypes = make([]protoimpl.MessageInfo, 29)
 var file_driver_proto_goTypes = []any{
 	(ErrorCode)(0),               // 0: nomadish.drivers.v1.ErrorCode
 	(*Empty)(nil),                // 1: nomadish.drivers.v1.Empty
@@ -1625,51 +1885,60 @@ var file_driver_proto_goTypes = []any{
 	(*TaskStatsRequest)(nil),     // 20: nomadish.drivers.v1.TaskStatsRequest
 	(*TaskResourceUsage)(nil),    // 21: nomadish.drivers.v1.TaskResourceUsage
 	(*RecoverTaskRequest)(nil),   // 22: nomadish.drivers.v1.RecoverTaskRequest
-	nil,                          // 23: nomadish.drivers.v1.FingerprintResponse.AttributesEntry
-	nil,                          // 24: nomadish.drivers.v1.TaskConfig.EnvEntry
-	nil,                          // 25: nomadish.drivers.v1.TaskStatus.DriverAttributesEntry
+	(*ExecTaskSetup)(nil),        // 23: nomadish.drivers.v1.ExecTaskSetup
+	(*TerminalSize)(nil),         // 24: nomadish.drivers.v1.TerminalSize
+	(*ExecTaskRequest)(nil),      // 25: nomadish.drivers.v1.ExecTaskRequest
+	(*ExecTaskResponse)(nil),     // 26: nomadish.drivers.v1.ExecTaskResponse
+	nil,                          // 27: nomadish.drivers.v1.FingerprintResponse.AttributesEntry
+	nil,                          // 28: nomadish.drivers.v1.TaskConfig.EnvEntry
+	nil,                          // 29: nomadish.drivers.v1.TaskStatus.DriverAttributesEntry
 }
 var file_driver_proto_depIdxs = []int32{
-	23, // 0: nomadish.drivers.v1.FingerprintResponse.attributes:type_name -> nomadish.drivers.v1.FingerprintResponse.AttributesEntry
-	24, // 1: nomadish.drivers.v1.TaskConfig.env:type_name -> nomadish.drivers.v1.TaskConfig.EnvEntry
+	27, // 0: nomadish.drivers.v1.FingerprintResponse.attributes:type_name -> nomadish.drivers.v1.FingerprintResponse.AttributesEntry
+	28, // 1: nomadish.drivers.v1.TaskConfig.env:type_name -> nomadish.drivers.v1.TaskConfig.EnvEntry
 	8,  // 2: nomadish.drivers.v1.TaskConfig.resources:type_name -> nomadish.drivers.v1.Resources
 	9,  // 3: nomadish.drivers.v1.TaskHandle.config:type_name -> nomadish.drivers.v1.TaskConfig
 	9,  // 4: nomadish.drivers.v1.StartTaskRequest.task:type_name -> nomadish.drivers.v1.TaskConfig
 	10, // 5: nomadish.drivers.v1.StartTaskResponse.handle:type_name -> nomadish.drivers.v1.TaskHandle
 	0,  // 6: nomadish.drivers.v1.ExitResult.err_code:type_name -> nomadish.drivers.v1.ErrorCode
 	14, // 7: nomadish.drivers.v1.TaskStatus.exit_result:type_name -> nomadish.drivers.v1.ExitResult
-	25, // 8: nomadish.drivers.v1.TaskStatus.driver_attributes:type_name -> nomadish.drivers.v1.TaskStatus.DriverAttributesEntry
+	29, // 8: nomadish.drivers.v1.TaskStatus.driver_attributes:type_name -> nomadish.drivers.v1.TaskStatus.DriverAttributesEntry
 	8,  // 9: nomadish.drivers.v1.UpdateTaskRequest.resources:type_name -> nomadish.drivers.v1.Resources
 	10, // 10: nomadish.drivers.v1.RecoverTaskRequest.handle:type_name -> nomadish.drivers.v1.TaskHandle
-	2,  // 11: nomadish.drivers.v1.Driver.Fingerprint:input_type -> nomadish.drivers.v1.FingerprintRequest
-	4,  // 12: nomadish.drivers.v1.Driver.SetConfig:input_type -> nomadish.drivers.v1.SetConfigRequest
-	6,  // 13: nomadish.drivers.v1.Driver.Capabilities:input_type -> nomadish.drivers.v1.CapabilitiesRequest
-	11, // 14: nomadish.drivers.v1.Driver.StartTask:input_type -> nomadish.drivers.v1.StartTaskRequest
-	13, // 15: nomadish.drivers.v1.Driver.WaitTask:input_type -> nomadish.drivers.v1.TaskIDRequest
-	15, // 16: nomadish.drivers.v1.Driver.StopTask:input_type -> nomadish.drivers.v1.StopTaskRequest
-	16, // 17: nomadish.drivers.v1.Driver.DestroyTask:input_type -> nomadish.drivers.v1.DestroyTaskRequest
-	13, // 18: nomadish.drivers.v1.Driver.InspectTask:input_type -> nomadish.drivers.v1.TaskIDRequest
-	18, // 19: nomadish.drivers.v1.Driver.SignalTask:input_type -> nomadish.drivers.v1.SignalTaskRequest
-	20, // 20: nomadish.drivers.v1.Driver.TaskStats:input_type -> nomadish.drivers.v1.TaskStatsRequest
-	22, // 21: nomadish.drivers.v1.Driver.RecoverTask:input_type -> nomadish.drivers.v1.RecoverTaskRequest
-	19, // 22: nomadish.drivers.v1.Driver.UpdateTask:input_type -> nomadish.drivers.v1.UpdateTaskRequest
-	3,  // 23: nomadish.drivers.v1.Driver.Fingerprint:output_type -> nomadish.drivers.v1.FingerprintResponse
-	5,  // 24: nomadish.drivers.v1.Driver.SetConfig:output_type -> nomadish.drivers.v1.SetConfigResponse
-	7,  // 25: nomadish.drivers.v1.Driver.Capabilities:output_type -> nomadish.drivers.v1.CapabilitiesResponse
-	12, // 26: nomadish.drivers.v1.Driver.StartTask:output_type -> nomadish.drivers.v1.StartTaskResponse
-	14, // 27: nomadish.drivers.v1.Driver.WaitTask:output_type -> nomadish.drivers.v1.ExitResult
-	1,  // 28: nomadish.drivers.v1.Driver.StopTask:output_type -> nomadish.drivers.v1.Empty
-	1,  // 29: nomadish.drivers.v1.Driver.DestroyTask:output_type -> nomadish.drivers.v1.Empty
-	17, // 30: nomadish.drivers.v1.Driver.InspectTask:output_type -> nomadish.drivers.v1.TaskStatus
-	1,  // 31: nomadish.drivers.v1.Driver.SignalTask:output_type -> nomadish.drivers.v1.Empty
-	21, // 32: nomadish.drivers.v1.Driver.TaskStats:output_type -> nomadish.drivers.v1.TaskResourceUsage
-	1,  // 33: nomadish.drivers.v1.Driver.RecoverTask:output_type -> nomadish.drivers.v1.Empty
-	1,  // 34: nomadish.drivers.v1.Driver.UpdateTask:output_type -> nomadish.drivers.v1.Empty
-	23, // [23:35] is the sub-list for method output_type
-	11, // [11:23] is the sub-list for method input_type
-	11, // [11:11] is the sub-list for extension type_name
-	11, // [11:11] is the sub-list for extension extendee
-	0,  // [0:11] is the sub-list for field type_name
+	23, // 11: nomadish.drivers.v1.ExecTaskRequest.setup:type_name -> nomadish.drivers.v1.ExecTaskSetup
+	24, // 12: nomadish.drivers.v1.ExecTaskRequest.resize:type_name -> nomadish.drivers.v1.TerminalSize
+	14, // 13: nomadish.drivers.v1.ExecTaskResponse.result:type_name -> nomadish.drivers.v1.ExitResult
+	2,  // 14: nomadish.drivers.v1.Driver.Fingerprint:input_type -> nomadish.drivers.v1.FingerprintRequest
+	4,  // 15: nomadish.drivers.v1.Driver.SetConfig:input_type -> nomadish.drivers.v1.SetConfigRequest
+	6,  // 16: nomadish.drivers.v1.Driver.Capabilities:input_type -> nomadish.drivers.v1.CapabilitiesRequest
+	11, // 17: nomadish.drivers.v1.Driver.StartTask:input_type -> nomadish.drivers.v1.StartTaskRequest
+	13, // 18: nomadish.drivers.v1.Driver.WaitTask:input_type -> nomadish.drivers.v1.TaskIDRequest
+	15, // 19: nomadish.drivers.v1.Driver.StopTask:input_type -> nomadish.drivers.v1.StopTaskRequest
+	16, // 20: nomadish.drivers.v1.Driver.DestroyTask:input_type -> nomadish.drivers.v1.DestroyTaskRequest
+	13, // 21: nomadish.drivers.v1.Driver.InspectTask:input_type -> nomadish.drivers.v1.TaskIDRequest
+	18, // 22: nomadish.drivers.v1.Driver.SignalTask:input_type -> nomadish.drivers.v1.SignalTaskRequest
+	20, // 23: nomadish.drivers.v1.Driver.TaskStats:input_type -> nomadish.drivers.v1.TaskStatsRequest
+	22, // 24: nomadish.drivers.v1.Driver.RecoverTask:input_type -> nomadish.drivers.v1.RecoverTaskRequest
+	19, // 25: nomadish.drivers.v1.Driver.UpdateTask:input_type -> nomadish.drivers.v1.UpdateTaskRequest
+	25, // 26: nomadish.drivers.v1.Driver.ExecTask:input_type -> nomadish.drivers.v1.ExecTaskRequest
+	3,  // 27: nomadish.drivers.v1.Driver.Fingerprint:output_type -> nomadish.drivers.v1.FingerprintResponse
+	5,  // 28: nomadish.drivers.v1.Driver.SetConfig:output_type -> nomadish.drivers.v1.SetConfigResponse
+	7,  // 29: nomadish.drivers.v1.Driver.Capabilities:output_type -> nomadish.drivers.v1.CapabilitiesResponse
+	12, // 30: nomadish.drivers.v1.Driver.StartTask:output_type -> nomadish.drivers.v1.StartTaskResponse
+	14, // 31: nomadish.drivers.v1.Driver.WaitTask:output_type -> nomadish.drivers.v1.ExitResult
+	1,  // 32: nomadish.drivers.v1.Driver.StopTask:output_type -> nomadish.drivers.v1.Empty
+	1,  // 33: nomadish.drivers.v1.Driver.DestroyTask:output_type -> nomadish.drivers.v1.Empty
+	17, // 34: nomadish.drivers.v1.Driver.InspectTask:output_type -> nomadish.drivers.v1.TaskStatus
+	1,  // 35: nomadish.drivers.v1.Driver.SignalTask:output_type -> nomadish.drivers.v1.Empty
+	21, // 36: nomadish.drivers.v1.Driver.TaskStats:output_type -> nomadish.drivers.v1.TaskResourceUsage
+	1,  // 37: nomadish.drivers.v1.Driver.RecoverTask:output_type -> nomadish.drivers.v1.Empty
+	1,  // 38: nomadish.drivers.v1.Driver.UpdateTask:output_type -> nomadish.drivers.v1.Empty
+	26, // 39: nomadish.drivers.v1.Driver.ExecTask:output_type -> nomadish.drivers.v1.ExecTaskResponse
+	27, // [27:40] is the sub-list for method output_type
+	14, // [14:27] is the sub-list for method input_type
+	14, // [14:14] is the sub-list for extension type_name
+	14, // [14:14] is the sub-list for extension extendee
+	0,  // [0:14] is the sub-list for field type_name
 }
 
 func init() { file_driver_proto_init() }
@@ -1683,7 +1952,7 @@ func file_driver_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_driver_proto_rawDesc), len(file_driver_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   25,
+			NumMessages:   29,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

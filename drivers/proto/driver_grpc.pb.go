@@ -34,6 +34,7 @@ const (
 	Driver_TaskStats_FullMethodName    = "/nomadish.drivers.v1.Driver/TaskStats"
 	Driver_RecoverTask_FullMethodName  = "/nomadish.drivers.v1.Driver/RecoverTask"
 	Driver_UpdateTask_FullMethodName   = "/nomadish.drivers.v1.Driver/UpdateTask"
+	Driver_ExecTask_FullMethodName     = "/nomadish.drivers.v1.Driver/ExecTask"
 )
 
 // DriverClient is the client API for Driver service.
@@ -56,6 +57,11 @@ type DriverClient interface {
 	// UpdateTask applies new resource limits to a running task (drivers
 	// with update_resources; others answer Unimplemented).
 	UpdateTask(ctx context.Context, in *UpdateTaskRequest, opts ...grpc.CallOption) (*Empty, error)
+	// ExecTask runs a command in a running task (drivers with exec; others
+	// answer Unimplemented). The first request carries setup; later ones
+	// stdin, stdin_close or resize. The server sends stdout/stderr chunks and
+	// last a message with the result.
+	ExecTask(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[ExecTaskRequest, ExecTaskResponse], error)
 }
 
 type driverClient struct {
@@ -204,6 +210,19 @@ func (c *driverClient) UpdateTask(ctx context.Context, in *UpdateTaskRequest, op
 	return out, nil
 }
 
+func (c *driverClient) ExecTask(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[ExecTaskRequest, ExecTaskResponse], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &Driver_ServiceDesc.Streams[2], Driver_ExecTask_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[ExecTaskRequest, ExecTaskResponse]{ClientStream: stream}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type Driver_ExecTaskClient = grpc.BidiStreamingClient[ExecTaskRequest, ExecTaskResponse]
+
 // DriverServer is the server API for Driver service.
 // All implementations must embed UnimplementedDriverServer
 // for forward compatibility.
@@ -224,6 +243,11 @@ type DriverServer interface {
 	// UpdateTask applies new resource limits to a running task (drivers
 	// with update_resources; others answer Unimplemented).
 	UpdateTask(context.Context, *UpdateTaskRequest) (*Empty, error)
+	// ExecTask runs a command in a running task (drivers with exec; others
+	// answer Unimplemented). The first request carries setup; later ones
+	// stdin, stdin_close or resize. The server sends stdout/stderr chunks and
+	// last a message with the result.
+	ExecTask(grpc.BidiStreamingServer[ExecTaskRequest, ExecTaskResponse]) error
 	mustEmbedUnimplementedDriverServer()
 }
 
@@ -269,6 +293,9 @@ func (UnimplementedDriverServer) RecoverTask(context.Context, *RecoverTaskReques
 }
 func (UnimplementedDriverServer) UpdateTask(context.Context, *UpdateTaskRequest) (*Empty, error) {
 	return nil, status.Error(codes.Unimplemented, "method UpdateTask not implemented")
+}
+func (UnimplementedDriverServer) ExecTask(grpc.BidiStreamingServer[ExecTaskRequest, ExecTaskResponse]) error {
+	return status.Error(codes.Unimplemented, "method ExecTask not implemented")
 }
 func (UnimplementedDriverServer) mustEmbedUnimplementedDriverServer() {}
 func (UnimplementedDriverServer) testEmbeddedByValue()                {}
@@ -493,6 +520,13 @@ func _Driver_UpdateTask_Handler(srv interface{}, ctx context.Context, dec func(i
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Driver_ExecTask_Handler(srv interface{}, stream grpc.ServerStream) error {
+	return srv.(DriverServer).ExecTask(&grpc.GenericServerStream[ExecTaskRequest, ExecTaskResponse]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type Driver_ExecTaskServer = grpc.BidiStreamingServer[ExecTaskRequest, ExecTaskResponse]
+
 // Driver_ServiceDesc is the grpc.ServiceDesc for Driver service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -551,6 +585,12 @@ var Driver_ServiceDesc = grpc.ServiceDesc{
 			StreamName:    "TaskStats",
 			Handler:       _Driver_TaskStats_Handler,
 			ServerStreams: true,
+		},
+		{
+			StreamName:    "ExecTask",
+			Handler:       _Driver_ExecTask_Handler,
+			ServerStreams: true,
+			ClientStreams: true,
 		},
 	},
 	Metadata: "driver.proto",

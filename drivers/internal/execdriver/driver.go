@@ -108,6 +108,7 @@ func (d *Driver) Fingerprint(ctx context.Context) (*base.Fingerprint, error) {
 func (d *Driver) Capabilities() (*base.Capabilities, error) {
 	return &base.Capabilities{
 		SendSignals:    true,
+		Exec:           true, // ExecTaskStreaming (exec_task.go)
 		FSIsolation:    base.FSIsolationNone,
 		ResourceLimits: d.opts.Cgroups && cgroupsAvailable(),
 		// UpdateTask (update.go): new cgroup limits, or a no-op without.
