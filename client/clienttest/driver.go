@@ -29,7 +29,8 @@ var _ taskrunner.Driver = (*FakeDriver)(nil)
 type FakeDriver struct {
 	mu    sync.Mutex
 	tasks map[string]*fakeTask
-	calls []string // "start <id>", "recover <id>", "stop <id> <timeout> <signal>", ...
+	calls []string    // "start <id>", "recover <id>", "stop <id> <timeout> <signal>", ...
+	ctl   fakeControl // signals and stats (driver_control.go)
 }
 
 type fakeTask struct {

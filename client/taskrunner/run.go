@@ -15,6 +15,7 @@ var errWaitClosed = errors.New("taskrunner: driver closed the wait channel witho
 // restarted per policy, or killed. Call it once, in its own goroutine.
 func (tr *TaskRunner) Run() {
 	defer close(tr.waitCh)
+	defer tr.stopStats() // before waitCh closes: no collector outlives Run
 	if tr.IsDead() {
 		return
 	}
@@ -44,6 +45,12 @@ func (tr *TaskRunner) Run() {
 			return
 		}
 		tr.onTerminated(res)
+		if tr.userRestart.pending {
+			if !tr.afterUserRestart() {
+				return
+			}
+			continue
+		}
 		if !tr.afterExit(res) {
 			return
 		}
@@ -64,6 +71,7 @@ func (tr *TaskRunner) recover() bool {
 		return false
 	}
 	tr.logger.Info("re-attached to task", "task_id", h.Config.ID)
+	tr.startStats(h.Config.ID)
 	return true
 }
 
@@ -94,6 +102,7 @@ func (tr *TaskRunner) start() bool {
 		s.StartedAt = now
 	})
 	tr.persist()
+	tr.startStats(h.Config.ID)
 	return true
 }
 
@@ -119,6 +128,11 @@ func (tr *TaskRunner) waitOrKill() (*ExitResult, bool) {
 			case <-tr.detachCh:
 				cancel()
 				return nil, true
+			case req := <-tr.userRestart.ch:
+				if res = tr.restartKill(h, ch, req); res == nil {
+					cancel() // a request for an older instance: keep waiting
+					continue
+				}
 			}
 		}
 		cancel()
@@ -127,6 +141,7 @@ func (tr *TaskRunner) waitOrKill() (*ExitResult, bool) {
 		}
 		if tr.reattach(h) {
 			tr.logger.Info("re-attached to task after plugin restart")
+			tr.kickStats() // the old stream ended with the old plugin
 			continue
 		}
 		switch {
@@ -200,6 +215,7 @@ func (tr *TaskRunner) onTerminated(res *ExitResult) {
 		msg += ", Exit Message: " + res.Err.Error()
 	}
 	tr.emit(ev, msg, nil)
+	tr.stopStats()
 	if h := tr.Handle(); h != nil {
 		if err := tr.cfg.Driver.DestroyTask(h.Config.ID, true); err != nil {
 			tr.logger.Debug("destroying exited task", "error", err)

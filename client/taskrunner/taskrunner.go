@@ -67,6 +67,9 @@ type TaskRunner struct {
 	restart RestartState
 	updated *structs.Allocation // newest alloc from Update (update.go), nil: cfg.Alloc
 
+	stats       statsTracker // latest usage sample and its collector (stats.go)
+	userRestart userRestart  // alloc restart requests to Run (restart_user.go)
+
 	killOnce   sync.Once
 	killCh     chan struct{} // closed by Kill
 	detachOnce sync.Once
@@ -89,6 +92,7 @@ func New(cfg Config) (*TaskRunner, error) {
 		detachCh: make(chan struct{}),
 		waitCh:   make(chan struct{}),
 	}
+	tr.userRestart.ch = make(chan restartReq)
 	if tr.now == nil {
 		tr.now = time.Now
 	}
