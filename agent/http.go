@@ -105,6 +105,12 @@ func (s *httpServer) routes() {
 	h("GET /v1/allocations", s.allocsList)
 	h("GET /v1/allocation/{id}", s.allocGet)
 	h("GET /v1/client/fs/logs/{alloc}", s.allocLogs)
+	h("GET /v1/client/allocation/{id}/stats", s.allocStats)
+	for _, m := range []string{"PUT", "POST"} {
+		h(m+" /v1/client/allocation/{id}/signal", s.allocSignal)
+		h(m+" /v1/client/allocation/{id}/restart", s.allocRestart)
+		h(m+" /v1/allocation/{id}/stop", s.allocStop)
+	}
 
 	h("GET /v1/nodes", s.nodesList)
 	h("GET /v1/node/{id}", s.nodeGet)
