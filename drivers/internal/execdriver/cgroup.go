@@ -4,9 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -15,20 +13,73 @@ import (
 	"github.com/nomadish/nomadish/drivers/base"
 )
 
-// cgroupRoot is where cgroup v1 controllers are mounted.
+// cgroupRoot is where the cgroup file systems are mounted: cgroup v1 has
+// one mount per controller below it (memory, cpu, pids, cpuset); cgroup v2
+// is the mount itself, or its "unified" sub-directory on a hybrid host.
 const cgroupRoot = "/sys/fs/cgroup"
 
-// cgroupParent is the directory under each controller holding one cgroup
-// per task ID, so several clients on one host never collide.
+// cgroupParent is the directory (under each v1 controller, or under the v2
+// mount) holding one cgroup per task ID, so several clients on one host
+// never collide.
 const cgroupParent = "nomadish"
 
-// cgroupsAvailable reports whether cgroup v1 memory limits can be set.
-func cgroupsAvailable() bool {
-	if os.Geteuid() != 0 {
-		return false
+// DefaultPidsLimit is the pids.max of an exec task when the plugin config
+// has no pids_limit (Nomad has no default; 4096 stops a fork bomb and fits
+// any real service).
+const DefaultPidsLimit = 4096
+
+// v2Controllers must all be enabled in the cgroup.subtree_control of the v2
+// mount for cgroup v2 to be used.
+var v2Controllers = []string{"memory", "cpu", "pids"}
+
+// cgroupLayout is how this host's cgroups are used. The zero value means
+// none are usable.
+type cgroupLayout struct {
+	V2 bool
+	// Root is the v1 controllers' parent dir, or the v2 mount.
+	Root string
+}
+
+// usable reports whether tasks can get cgroups.
+func (l cgroupLayout) usable() bool { return l.Root != "" }
+
+// detectCgroups picks the cgroup version under root (cgroupRoot in
+// production, a fake tree in tests): v2 when a cgroup2 mount (root, or
+// root/unified on a hybrid host) has memory, cpu and pids in its
+// cgroup.subtree_control; else v1 when root/memory is a memory controller;
+// else an error saying why neither is usable.
+func detectCgroups(root string) (cgroupLayout, error) {
+	for _, v2 := range []string{root, filepath.Join(root, "unified")} {
+		b, err := os.ReadFile(filepath.Join(v2, "cgroup.subtree_control"))
+		if err != nil {
+			continue
+		}
+		enabled := strings.Fields(string(b))
+		if containsAll(enabled, v2Controllers) {
+			return cgroupLayout{V2: true, Root: v2}, nil
+		}
 	}
-	_, err := os.Stat(filepath.Join(cgroupRoot, "memory", "memory.limit_in_bytes"))
-	return err == nil
+	if _, err := os.Stat(filepath.Join(root, "memory", "memory.limit_in_bytes")); err == nil {
+		return cgroupLayout{Root: root}, nil
+	}
+	return cgroupLayout{}, fmt.Errorf("no usable cgroups under %s: neither cgroup v2 with %s delegated in cgroup.subtree_control nor a cgroup v1 memory controller",
+		root, strings.Join(v2Controllers, ", "))
+}
+
+// cgroupsAvailable reports whether this process can give tasks cgroups:
+// root, and a usable layout under cgroupRoot.
+func cgroupsAvailable() bool {
+	_, err := detectCgroups(cgroupRoot)
+	return err == nil && os.Geteuid() == 0
+}
+
+func containsAll(list, want []string) bool {
+	for _, w := range want {
+		if !contains(list, w) {
+			return false
+		}
+	}
+	return true
 }
 
 // cgroupName turns a task ID into a single path element.
@@ -37,143 +88,91 @@ func cgroupName(taskID string) string {
 	return r.Replace(taskID)
 }
 
-// setupCgroups creates the task's memory and cpu cgroups with its limits
-// and returns their paths. Memory limit is MemoryMaxMB when set (soft limit
-// MemoryMB), else MemoryMB; cpu.shares is CPUShares.
-func setupCgroups(taskID string, res base.Resources) ([]string, error) {
-	name := cgroupName(taskID)
-	mem := filepath.Join(cgroupRoot, "memory", cgroupParent, name)
-	cpu := filepath.Join(cgroupRoot, "cpu", cgroupParent, name)
-	paths := []string{mem}
-	if err := os.MkdirAll(mem, 0o755); err != nil {
-		return nil, fmt.Errorf("creating memory cgroup: %w", err)
-	}
-	hard, soft := res.MemoryMB, int64(0)
-	if res.MemoryMaxMB > res.MemoryMB {
-		hard, soft = res.MemoryMaxMB, res.MemoryMB
-	}
-	if hard > 0 {
-		if err := writeCg(mem, "memory.limit_in_bytes", hard<<20); err != nil {
-			removeCgroups(paths)
+// setup creates the cgroups of task taskID with its limits and returns
+// their paths (v1: one per controller, memory first; v2: one). On error
+// nothing is left behind.
+func (l cgroupLayout) setup(taskID string, res base.Resources, pidsLimit int64) ([]string, error) {
+	if l.V2 {
+		p, err := setupV2(l.Root, cgroupName(taskID), res, pidsLimit)
+		if err != nil {
 			return nil, err
 		}
+		return []string{p}, nil
 	}
-	if soft > 0 {
-		_ = writeCg(mem, "memory.soft_limit_in_bytes", soft<<20)
+	return setupV1(l.Root, cgroupName(taskID), res, pidsLimit)
+}
+
+// memoryLimits returns the hard limit (memory_max when above memory, else
+// memory) and the soft one (memory when memory_max is set, else 0), in
+// bytes; hard 0 means no limit.
+func memoryLimits(res base.Resources) (hard, soft int64) {
+	if res.MemoryMaxMB > res.MemoryMB {
+		return res.MemoryMaxMB << 20, res.MemoryMB << 20
 	}
-	if _, err := os.Stat(filepath.Join(cgroupRoot, "cpu", "cpu.shares")); err == nil {
-		if err := os.MkdirAll(cpu, 0o755); err == nil {
-			paths = append(paths, cpu)
-			if res.CPUShares > 0 {
-				_ = writeCg(cpu, "cpu.shares", max(res.CPUShares, 2))
-			}
-		}
-	}
-	return paths, nil
+	return res.MemoryMB << 20, 0
 }
 
 func writeCg(dir, file string, v int64) error {
-	if err := os.WriteFile(filepath.Join(dir, file), []byte(strconv.FormatInt(v, 10)), 0o644); err != nil {
+	return writeCgString(dir, file, strconv.FormatInt(v, 10))
+}
+
+func writeCgString(dir, file, v string) error {
+	if err := os.WriteFile(filepath.Join(dir, file), []byte(v), 0o644); err != nil {
 		return fmt.Errorf("setting %s: %w", file, err)
 	}
 	return nil
 }
 
-// startInCgroups starts cmd so that the child is born inside the cgroups:
-// cgroup v1 membership is per thread, so the goroutine locks its OS thread,
-// moves that thread into the task's cgroups, forks from it, and moves the
-// thread back where it was. If moving back fails the thread stays locked and
-// the Go runtime ends it with the goroutine (unless it is the main thread,
-// which the runtime keeps: then the error is returned for logging).
-func startInCgroups(cmd *exec.Cmd, paths []string) (startErr, restoreErr error) {
-	type result struct{ start, restore error }
-	done := make(chan result, 1)
-	go func() {
-		runtime.LockOSThread()
-		tid := syscall.Gettid()
-		orig, err := threadCgroups(tid, paths)
-		if err != nil {
-			runtime.UnlockOSThread()
-			done <- result{start: err}
-			return
-		}
-		var r result
-		if err := moveThread(tid, paths); err != nil {
-			r.start = err
-		} else {
-			r.start = cmd.Start()
-		}
-		if r.restore = moveThread(tid, orig); r.restore == nil {
-			runtime.UnlockOSThread()
-		}
-		done <- r
-	}()
-	r := <-done
-	return r.start, r.restore
+func readCgString(dir, file string) string {
+	b, _ := os.ReadFile(filepath.Join(dir, file))
+	return strings.TrimSpace(string(b))
 }
 
-// threadCgroups returns, for each task cgroup path, the cgroup of the same
-// controller that thread tid is in now.
-func threadCgroups(tid int, paths []string) ([]string, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/cgroup", os.Getpid(), tid))
-	if err != nil {
-		return nil, fmt.Errorf("reading thread cgroups: %w", err)
-	}
-	out := make([]string, 0, len(paths))
-	for _, p := range paths {
-		ctrl := strings.SplitN(strings.TrimPrefix(p, cgroupRoot+"/"), "/", 2)[0]
-		found := ""
-		for _, line := range strings.Split(string(b), "\n") {
-			f := strings.SplitN(line, ":", 3) // id:controllers:path
-			if len(f) == 3 && contains(strings.Split(f[1], ","), ctrl) {
-				found = filepath.Join(cgroupRoot, ctrl, f[2])
+// updateCgroups writes res into the task's cgroups (the paths setup
+// returned): memory, cpu weight and, when res has cores, the cpuset.
+func updateCgroups(paths []string, v2 bool, res base.Resources) error {
+	if v2 {
+		for _, p := range paths {
+			if err := applyV2(p, res); err != nil {
+				return err
 			}
 		}
-		if found == "" {
-			return nil, fmt.Errorf("thread has no %s cgroup", ctrl)
-		}
-		out = append(out, found)
+		return nil
 	}
-	return out, nil
-}
-
-func moveThread(tid int, paths []string) error {
 	for _, p := range paths {
-		if err := os.WriteFile(filepath.Join(p, "tasks"), []byte(strconv.Itoa(tid)), 0o644); err != nil {
-			return fmt.Errorf("moving thread into cgroup %s: %w", p, err)
+		if err := applyV1(p, res); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-// joinCgroups moves pid into every cgroup (a check after startInCgroups).
-func joinCgroups(paths []string, pid int) error {
-	var errs []error
-	for _, p := range paths {
-		err := os.WriteFile(filepath.Join(p, "cgroup.procs"), []byte(strconv.Itoa(pid)), 0o644)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("joining cgroup %s: %w", p, err))
-		}
-	}
-	return errors.Join(errs...)
-}
-
 // oomKilled reports whether the kernel OOM-killed a process in the task's
-// memory cgroup.
+// memory cgroup (v1 memory.oom_control or v2 memory.events, oom_kill).
 func oomKilled(paths []string) bool {
 	for _, p := range paths {
-		b, err := os.ReadFile(filepath.Join(p, "memory.oom_control"))
-		if err != nil {
-			continue
-		}
-		for _, line := range strings.Split(string(b), "\n") {
-			if rest, ok := strings.CutPrefix(line, "oom_kill "); ok {
-				n, _ := strconv.Atoi(strings.TrimSpace(rest))
+		for _, f := range []string{"memory.oom_control", "memory.events"} {
+			if n, ok := cgStatValue(p, f, "oom_kill"); ok {
 				return n > 0
 			}
 		}
 	}
 	return false
+}
+
+// cgStatValue reads key from a flat keyed file ("key value" lines).
+func cgStatValue(dir, file, key string) (int64, bool) {
+	b, err := os.ReadFile(filepath.Join(dir, file))
+	if err != nil {
+		return 0, false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, key+" "); ok {
+			n, err := strconv.ParseInt(strings.TrimSpace(rest), 10, 64)
+			return n, err == nil
+		}
+	}
+	return 0, false
 }
 
 // cgroupEmptyTimeout bounds how long removeCgroups waits for killed
@@ -186,12 +185,11 @@ func removeCgroups(paths []string) {
 	deadline := time.Now().Add(cgroupEmptyTimeout)
 	for _, p := range paths {
 		for {
-			pids := cgroupPids(p)
-			for _, pid := range pids {
+			for _, pid := range cgroupPids(p) {
 				_ = syscall.Kill(pid, syscall.SIGKILL)
 			}
 			err := os.Remove(p)
-			if err == nil || os.IsNotExist(err) || time.Now().After(deadline) {
+			if err == nil || errors.Is(err, os.ErrNotExist) || time.Now().After(deadline) {
 				break
 			}
 			time.Sleep(5 * time.Millisecond)
@@ -199,7 +197,7 @@ func removeCgroups(paths []string) {
 	}
 }
 
-// cgroupPids lists the processes in a cgroup.
+// cgroupPids lists the processes in a cgroup (host pids).
 func cgroupPids(dir string) []int {
 	b, err := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
 	if err != nil {

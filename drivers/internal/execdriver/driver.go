@@ -1,7 +1,10 @@
 // Package execdriver is the process-running core shared by the raw_exec and
 // exec drivers: a task is a process in its own process group, its
-// stdout/stderr go through FIFOs into rotated log files, exec adds cgroup v1
-// limits. Tasks are recovered after a plugin restart by pid + start time.
+// stdout/stderr go through FIFOs into rotated log files. exec adds isolation
+// (Options.Isolate): a task init in new PID and mount namespaces, the task's
+// user, a read-only host file system but for the task's dirs, and cgroup
+// (v2, else v1) memory, cpu, pids and cpuset limits. Tasks are recovered
+// after a plugin restart by pid + start time.
 package execdriver
 
 import (
@@ -24,8 +27,15 @@ type Options struct {
 	Name string // "raw_exec" or "exec"
 	// EnabledByDefault is the value of `enabled` before SetConfig.
 	EnabledByDefault bool
-	// Cgroups puts each task into cgroup v1 memory/cpu limits when the
-	// host allows (root, /sys/fs/cgroup/memory present).
+	// Isolate runs each task isolated (the exec driver): see isolate.go.
+	// Without root, namespaces or usable cgroups such a driver fingerprints
+	// as undetected or unhealthy and starts no task: it never runs a task
+	// unisolated. It also accepts the plugin config key pids_limit.
+	Isolate bool
+	// Cgroups is the former name of Isolate (it then meant cgroup v1
+	// limits only); true sets Isolate.
+	//
+	// Deprecated: use Isolate.
 	Cgroups bool
 	// ConfigKeys are the plugin config keys accepted besides "enabled"
 	// (Nomad's, accepted for compatibility and ignored).
@@ -38,9 +48,10 @@ type Driver struct {
 	opts   Options
 	logger hclog.Logger
 
-	mu      sync.Mutex // guards enabled, tasks
-	enabled bool
-	tasks   map[string]*task
+	mu        sync.Mutex // guards enabled, pidsLimit, tasks
+	enabled   bool
+	pidsLimit int64 // pids.max of isolated tasks; 0: no limit
+	tasks     map[string]*task
 }
 
 var _ base.Driver = (*Driver)(nil)
@@ -50,12 +61,26 @@ func New(opts Options) *Driver {
 	if opts.Logger == nil {
 		opts.Logger = hclog.NewNullLogger()
 	}
-	return &Driver{opts: opts, logger: opts.Logger.Named(opts.Name), enabled: opts.EnabledByDefault, tasks: map[string]*task{}}
+	opts.Isolate = opts.Isolate || opts.Cgroups
+	return &Driver{opts: opts, logger: opts.Logger.Named(opts.Name), enabled: opts.EnabledByDefault,
+		pidsLimit: DefaultPidsLimit, tasks: map[string]*task{}}
 }
 
-// SetConfig accepts {"enabled": bool} and the driver's known keys.
+// SetConfig accepts {"enabled": bool}, with Isolate {"pids_limit": n}
+// (pids.max of each task; 0 or less: no limit; default DefaultPidsLimit),
+// and the driver's known keys (accepted, ignored).
 func (d *Driver) SetConfig(cfg map[string]any) error {
 	for k, v := range cfg {
+		if k == "pids_limit" && d.opts.Isolate {
+			n, ok := configInt(v)
+			if !ok {
+				return fmt.Errorf("%s plugin config: pids_limit must be a whole number, got %v", d.opts.Name, v)
+			}
+			d.mu.Lock()
+			d.pidsLimit = max(n, 0)
+			d.mu.Unlock()
+			continue
+		}
 		if k == "enabled" {
 			b, ok := v.(bool)
 			if !ok {
@@ -71,6 +96,19 @@ func (d *Driver) SetConfig(cfg map[string]any) error {
 		}
 	}
 	return nil
+}
+
+// configInt reads a whole number decoded from HCL or JSON.
+func configInt(v any) (int64, bool) {
+	switch n := v.(type) {
+	case int:
+		return int64(n), true
+	case int64:
+		return n, true
+	case float64:
+		return int64(n), float64(int64(n)) == n
+	}
+	return 0, false
 }
 
 func contains(list []string, s string) bool {
@@ -89,7 +127,9 @@ func (d *Driver) isEnabled() bool {
 }
 
 // Fingerprint: undetected when disabled or not on Linux, else healthy with
-// driver.<name> = "1".
+// driver.<name> = "1". An isolating driver (exec) is also undetected when
+// not root and unhealthy when namespaces or cgroups are unusable, with the
+// reason; when healthy it adds driver.<name>.cgroups = "v1" or "v2".
 func (d *Driver) Fingerprint(ctx context.Context) (*base.Fingerprint, error) {
 	if runtime.GOOS != "linux" {
 		return &base.Fingerprint{Health: base.HealthUndetected, HealthDescription: "requires linux"}, nil
@@ -98,19 +138,33 @@ func (d *Driver) Fingerprint(ctx context.Context) (*base.Fingerprint, error) {
 		return &base.Fingerprint{Health: base.HealthUndetected, HealthDescription: "disabled"}, nil
 	}
 	attrs := map[string]string{"driver." + d.opts.Name: "1"}
-	if d.opts.Cgroups {
-		attrs["driver."+d.opts.Name+".cgroups"] = fmt.Sprint(cgroupsAvailable())
+	if d.opts.Isolate {
+		if os.Geteuid() != 0 {
+			return &base.Fingerprint{Health: base.HealthUndetected, HealthDescription: "exec driver must run as root"}, nil
+		}
+		iso, err := checkIsolation()
+		if err != nil {
+			return &base.Fingerprint{Health: base.HealthUnhealthy, HealthDescription: err.Error()}, nil
+		}
+		attrs["driver."+d.opts.Name+".cgroups"] = map[bool]string{false: "v1", true: "v2"}[iso.cgroups.V2]
 	}
 	return &base.Fingerprint{Health: base.HealthHealthy, HealthDescription: "healthy", Attributes: attrs}, nil
 }
 
-// Capabilities: signals yes, no filesystem isolation yet.
+// Capabilities: signals yes. FSIsolation stays "none" for exec too: the
+// task sees the host's file system at the host's paths (read-only but for
+// its dirs), not a chroot whose paths would differ. ResourceLimits is true
+// for exec when the host can isolate.
 func (d *Driver) Capabilities() (*base.Capabilities, error) {
+	limits := false
+	if d.opts.Isolate {
+		_, err := checkIsolation()
+		limits = err == nil
+	}
 	return &base.Capabilities{
 		SendSignals:    true,
-		Exec:           true, // ExecTaskStreaming (exec_task.go)
 		FSIsolation:    base.FSIsolationNone,
-		ResourceLimits: d.opts.Cgroups && cgroupsAvailable(),
+		ResourceLimits: limits,
 		// UpdateTask (update.go): new cgroup limits, or a no-op without.
 		UpdateResources: true,
 	}, nil
@@ -129,7 +183,14 @@ func (d *Driver) StartTask(cfg *base.TaskConfig) (*base.TaskHandle, error) {
 	if err != nil {
 		return nil, err
 	}
+	var iso *isolation
+	if d.opts.Isolate {
+		if iso, err = checkIsolation(); err != nil {
+			return nil, fmt.Errorf("%s: cannot isolate task %q: %w", d.opts.Name, cfg.Name, err)
+		}
+	}
 	d.mu.Lock()
+	pidsLimit := d.pidsLimit
 	if _, ok := d.tasks[cfg.ID]; ok {
 		d.mu.Unlock()
 		return nil, fmt.Errorf("task %q: %w", cfg.ID, base.ErrTaskExists)
@@ -137,7 +198,7 @@ func (d *Driver) StartTask(cfg *base.TaskConfig) (*base.TaskHandle, error) {
 	d.tasks[cfg.ID] = nil // reserve the ID while starting
 	d.mu.Unlock()
 
-	t, err := startTask(cfg, path, args, d.opts.Cgroups && cgroupsAvailable(), d.logger)
+	t, err := startTask(cfg, path, args, iso, pidsLimit, d.logger)
 	d.mu.Lock()
 	if err != nil {
 		delete(d.tasks, cfg.ID)

@@ -7,8 +7,9 @@ import (
 	"github.com/nomadish/nomadish/drivers/base"
 )
 
-// TaskStats samples the task's process group every interval (min 100ms)
-// until ctx ends or the task exits.
+// TaskStats samples the task every interval (min 100ms) until ctx ends or
+// the task exits: its cgroups when it has some (exec), else its process
+// group (raw_exec).
 func (d *Driver) TaskStats(ctx context.Context, taskID string, interval time.Duration) (<-chan *base.TaskResourceUsage, error) {
 	t, err := d.task(taskID)
 	if err != nil {
@@ -24,7 +25,7 @@ func (d *Driver) TaskStats(ctx context.Context, taskID string, interval time.Dur
 		prevAt := t.state.StartedAt
 		for {
 			now := time.Now()
-			u := readGroupUsage(t.state.Pid)
+			u := t.readUsage()
 			select {
 			case ch <- usage(u, prev, now.Sub(prevAt), now):
 			case <-ctx.Done():

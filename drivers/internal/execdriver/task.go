@@ -33,6 +33,9 @@ type driverState struct {
 	StdoutFIFO string   `json:",omitempty"`
 	StderrFIFO string   `json:",omitempty"`
 	Cgroups    []string `json:",omitempty"`
+	// CgroupV2 says Cgroups is the one cgroup v2 dir of the task, not
+	// one cgroup v1 dir per controller.
+	CgroupV2 bool `json:",omitempty"`
 }
 
 // task is one running or exited task. cfg, state and pumps are set before
@@ -50,15 +53,11 @@ func newTask(cfg *base.TaskConfig) *task {
 	return &task{cfg: cfg, exit: base.NewExit(), stopped: make(chan struct{})}
 }
 
-// startTask launches the process of cfg: own process group, stdout/stderr
-// into log FIFOs, cgroups when cg is true.
-func startTask(cfg *base.TaskConfig, cmdPath string, args []string, cg bool, logger hclog.Logger) (*task, error) {
-	cmd := exec.Command(cmdPath, args...)
-	cmd.Dir = cfg.TaskDir
-	cmd.Env = envList(cfg.Env)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+// startTask launches the process of cfg in its own process group with
+// stdout/stderr into log FIFOs: plainly (raw_exec) when iso is nil, else
+// isolated through the task init (exec; startIsolated).
+func startTask(cfg *base.TaskConfig, cmdPath string, args []string, iso *isolation, pidsLimit int64, logger hclog.Logger) (*task, error) {
 	t := newTask(cfg)
-
 	var taskEnds []*os.File
 	defer func() {
 		for _, f := range taskEnds {
@@ -76,44 +75,45 @@ func startTask(cfg *base.TaskConfig, cmdPath string, args []string, cg bool, log
 		return nil, err
 	}
 	t.state.StdoutFIFO, t.state.StderrFIFO = stdoutFIFO, stderrFIFO
+	if iso != nil {
+		err = t.startIsolated(iso, cmdPath, args, stdout, stderr, pidsLimit, logger)
+	} else {
+		err = t.startPlain(cmdPath, args, stdout, stderr)
+	}
+	if err != nil {
+		t.closePumps()
+		return nil, err
+	}
+	return t, nil
+}
+
+// startPlain runs the command directly as the plugin's user (raw_exec).
+func (t *task) startPlain(cmdPath string, args []string, stdout, stderr *os.File) error {
+	cmd := exec.Command(cmdPath, args...)
+	cmd.Dir = t.cfg.TaskDir
+	cmd.Env = envList(t.cfg.Env)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if stdout != nil { // a nil *os.File in the interface would close fd 1
 		cmd.Stdout = stdout
 	}
 	if stderr != nil {
 		cmd.Stderr = stderr
 	}
-	if cg {
-		if t.state.Cgroups, err = setupCgroups(cfg.ID, cfg.Resources); err != nil {
-			t.closePumps()
-			return nil, err
-		}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("starting %s: %w", cmdPath, err)
 	}
-	start := cmd.Start
-	if len(t.state.Cgroups) > 0 {
-		start = func() error {
-			err, restoreErr := startInCgroups(cmd, t.state.Cgroups)
-			if restoreErr != nil {
-				logger.Error("plugin thread left in a task cgroup", "task", cfg.ID, "error", restoreErr)
-			}
-			return err
-		}
-	}
-	if err := start(); err != nil {
-		t.closePumps()
-		removeCgroups(t.state.Cgroups)
-		return nil, fmt.Errorf("starting %s: %w", cmdPath, err)
-	}
-	pid := cmd.Process.Pid
-	if err := joinCgroups(t.state.Cgroups, pid); err != nil {
-		logger.Warn("task runs without its cgroup limits", "task", cfg.ID, "error", err)
-	}
+	t.started(cmd.Process.Pid)
+	go t.waitChild(cmd)
+	return nil
+}
+
+// started records the pid of the task's main process (for exec, the init).
+func (t *task) started(pid int) {
 	t.state.Pid = pid
 	t.state.StartedAt = time.Now()
 	if st, err := readProcStat(pid); err == nil {
 		t.state.StartTicks = st.StartTicks
 	}
-	go t.waitChild(cmd)
-	return t, nil
 }
 
 // openLog sets up one stream: returns the task's end (an *os.File or nil
@@ -153,7 +153,13 @@ func (t *task) closePumps() {
 
 // waitChild reaps our child and records how it ended.
 func (t *task) waitChild(cmd *exec.Cmd) {
-	err := cmd.Wait()
+	res := exitResultOf(cmd, cmd.Wait())
+	res.OOMKilled = oomKilled(t.state.Cgroups)
+	t.finish(res)
+}
+
+// exitResultOf turns a waited-for command into an ExitResult.
+func exitResultOf(cmd *exec.Cmd, err error) *base.ExitResult {
 	res := &base.ExitResult{}
 	if ps := cmd.ProcessState; ps != nil {
 		if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
@@ -165,8 +171,7 @@ func (t *task) waitChild(cmd *exec.Cmd) {
 	} else if err != nil {
 		res.Err = err
 	}
-	res.OOMKilled = oomKilled(t.state.Cgroups)
-	t.finish(res)
+	return res
 }
 
 // waitRecovered polls a process that is not our child until it is gone.

@@ -24,15 +24,14 @@ func readCg(t *testing.T, dir, file string) string {
 // task's cgroups; the task keeps running. Needs root and cgroup v1, like
 // TestExecCgroups.
 func TestExecUpdateTaskCgroups(t *testing.T) {
-	if !cgroupsAvailable() {
-		t.Fatal("cgroup v1 memory controller not usable: run as root on a host with /sys/fs/cgroup/memory")
+	if iso := requireIsolation(t); iso.cgroups.V2 {
+		t.Skip("host uses cgroup v2; TestApplyV2 covers it")
 	}
-	d := New(Options{Name: "exec", EnabledByDefault: true, Cgroups: true})
+	d := newExecDriver()
 	if c, _ := d.Capabilities(); !c.UpdateResources {
 		t.Fatal("exec does not report UpdateResources")
 	}
-	cfg := shTask(t, `echo ready; while :; do sleep 0.05; done`)
-	cfg.ID = "alloc1/web/" + t.Name()
+	cfg := execTask(t, `echo ready; while :; do sleep 0.05; done`)
 	cfg.Resources.MemoryMB = 64
 	cfg.Resources.CPUShares = 500
 	if _, err := d.StartTask(cfg); err != nil {
