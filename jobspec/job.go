@@ -145,8 +145,39 @@ func (p *parser) decodeResources(b *hclsyntax.Block) *structs.Resources {
 			"cpu": &r.CPU, "cores": &r.Cores, "memory": &r.MemoryMB,
 			"memory_max": &r.MemoryMaxMB, "disk": &r.DiskMB,
 		},
+		blocks: blockFuncs{"numa": func(nb *hclsyntax.Block) { r.NUMA = p.decodeNUMA(nb) }},
 	})
+	if r.NUMA != nil && r.Cores == 0 && r.NUMA.Affinity != structs.NUMAAffinityNone {
+		p.errorf(b.Body.Blocks[numaIndex(b.Body)].TypeRange, "numa without cores",
+			"A numa block only applies to whole cores: set cores = N in this resources block (cpu and cores are mutually exclusive).")
+	}
 	return r
+}
+
+// decodeNUMA decodes resources.numa and checks the affinity at its value.
+func (p *parser) decodeNUMA(b *hclsyntax.Block) *structs.NUMA {
+	n := &structs.NUMA{Affinity: structs.NUMAAffinityNone}
+	if !p.labels(b) {
+		return n
+	}
+	p.decodeBody(b.Body, bodySpec{where: "numa", attrs: map[string]any{"affinity": &n.Affinity}})
+	if a, ok := b.Body.Attributes["affinity"]; ok {
+		if err := n.Validate(); err != nil || n.Affinity == "" {
+			p.errorf(a.Expr.Range(), "Invalid numa affinity", "The affinity %q is not one of %q, %q or %q.",
+				n.Affinity, structs.NUMAAffinityNone, structs.NUMAAffinityPrefer, structs.NUMAAffinityRequire)
+		}
+	}
+	return n
+}
+
+// numaIndex returns the index of the body's numa block.
+func numaIndex(body *hclsyntax.Body) int {
+	for i, b := range body.Blocks {
+		if b.Type == "numa" {
+			return i
+		}
+	}
+	return 0
 }
 
 // decodeLogs decodes a logs block; unset sizes get Nomad's defaults, and the

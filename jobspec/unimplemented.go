@@ -13,7 +13,7 @@ var (
 		"task": set("action", "artifact", "consul", "csi_plugin",
 			"dispatch_payload", "identity", "lifecycle", "restart", "scaling", "schedule", "secret",
 			"service", "template", "vault", "volume_mount"),
-		"resources": set("device", "network", "numa"),
+		"resources": set("device", "network"),
 	}
 	ignoredAttrs = map[string]map[string]bool{
 		"job": set("consul_namespace", "consul_token", "vault_namespace", "vault_token"),

@@ -3,8 +3,10 @@ package structs
 import "math"
 
 // AllocsFit reports whether the non-terminal allocations given fit on the
-// node. It is the one fit check: the scheduler's ranking and the plan
-// applier's re-check both call it, so they can never disagree. When the
+// node: cpu, memory and disk sums, distinct host ports and distinct usable
+// reserved cores (cores.go). It is the one fit check: the scheduler's
+// ranking and the plan applier's re-check both call it, so they can never
+// disagree. When the
 // allocations do not fit, dim names the exhausted dimension. used is what the
 // allocations add up to.
 func AllocsFit(node *Node, allocs []*Allocation) (fit bool, dim string, used ComparableResources) {
@@ -17,6 +19,9 @@ func AllocsFit(node *Node, allocs []*Allocation) (fit bool, dim string, used Com
 	ok, dim := node.Comparable().Superset(used)
 	if ok && !portsFit(node, allocs) {
 		ok, dim = false, DimPortCollision
+	}
+	if ok && !coresFit(node, allocs) {
+		ok, dim = false, DimCoreCollision
 	}
 	return ok, dim, used
 }

@@ -17,6 +17,8 @@ type Resources struct {
 	MemoryMB    int
 	MemoryMaxMB int
 	DiskMB      int
+	// NUMA is the placement ask for Cores (numa.go); nil means "none".
+	NUMA *NUMA `json:",omitempty"`
 }
 
 // DefaultResources returns Nomad's task defaults.
@@ -52,15 +54,24 @@ func (r *Resources) Validate() error {
 	if r.DiskMB < 0 {
 		errs.Add(fmt.Errorf("disk can't be negative"))
 	}
+	if r.NUMA != nil {
+		if err := r.NUMA.Validate(); err != nil {
+			errs.Add(err)
+		}
+		if r.Cores == 0 && r.NUMA.Affinity != "" && r.NUMA.Affinity != NUMAAffinityNone {
+			errs.Add(fmt.Errorf("numa affinity %q needs cores: a numa block only applies to resources with cores set", r.NUMA.Affinity))
+		}
+	}
 	return errs.ErrorOrNil()
 }
 
 // NodeResources is what a node offers (JSON shape of Nomad's NodeResources).
 type NodeResources struct {
-	Cpu      NodeCpuResources
-	Memory   NodeMemoryResources
-	Disk     NodeDiskResources
-	Networks []*NetworkResource // the node's addresses (network.go)
+	Cpu        NodeCpuResources
+	Processors NodeProcessorResources // the CPU topology (numa.go); nil Topology: see Node.CoreTopology
+	Memory     NodeMemoryResources
+	Disk       NodeDiskResources
+	Networks   []*NetworkResource // the node's addresses (network.go)
 
 	// MinDynamicPort and MaxDynamicPort bound the dynamic ports (0: Nomad's
 	// default 20000-32000; Node.DynamicPortRange).
