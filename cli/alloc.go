@@ -9,11 +9,13 @@ import (
 	"github.com/nomadish/nomadish/structs"
 )
 
-// allocStatusCommand is `alloc status [-verbose] ALLOC`: the allocation's
-// info, then each task's state, resources and recent events.
+// allocStatusCommand is `alloc status [-verbose] [-stats] ALLOC`: the
+// allocation's info, then each task's state, resources (with -stats, the
+// usage beside them: alloc_stats.go) and recent events.
 func allocStatusCommand(m *Meta, args []string) int {
 	f := m.newFlags("alloc status", "[options] ALLOC")
 	verbose := f.Bool("verbose", false, "show full IDs and the placement metrics with node scores")
+	withStats := f.Bool("stats", false, "show each running task's CPU and memory usage")
 	pos, code, ok := m.parse(f, args)
 	if !ok {
 		return code
@@ -32,8 +34,12 @@ func allocStatusCommand(m *Meta, args []string) int {
 	}
 	printAlloc(m, a, *verbose)
 	printAllocAddresses(m.Out, a) // alloc_ports.go
+	var st *structs.AllocResourceUsage
+	if *withStats {
+		st = fetchAllocStats(m, c, a)
+	}
 	for _, name := range allocTaskNames(a) {
-		printTaskState(m, a, name)
+		printTaskState(m, a, name, taskUsage(st, name))
 	}
 	if *verbose {
 		printPlacementMetrics(m.Out, a.Metrics)
@@ -98,7 +104,9 @@ func allocTaskNames(a *structs.Allocation) []string {
 	return names
 }
 
-func printTaskState(m *Meta, a *structs.Allocation, name string) {
+// printTaskState prints one task's section; usage (nil: not shown) is its
+// resource usage from `-stats`.
+func printTaskState(m *Meta, a *structs.Allocation, name string, usage *structs.ResourceUsage) {
 	ts := a.TaskStates[name]
 	state := structs.TaskStatePending
 	if ts != nil && ts.State != "" {
@@ -108,8 +116,9 @@ func printTaskState(m *Meta, a *structs.Allocation, name string) {
 	if a.AllocatedResources != nil && a.AllocatedResources.Tasks[name] != nil {
 		r := a.AllocatedResources.Tasks[name]
 		fmt.Fprintln(m.Out, "Task Resources:")
-		table(m.Out, [][]string{{"CPU", "Memory"},
-			{fmt.Sprintf("%d MHz", r.Cpu.CpuShares), fmt.Sprintf("%d MiB", r.Memory.MemoryMB)}})
+		cpu, mem := resourceCells(r, usage)
+		table(m.Out, [][]string{{"CPU", "Memory"}, {cpu, mem}})
+		printUsageDetail(m.Out, usage)
 	}
 	if ts == nil {
 		return
