@@ -105,6 +105,7 @@ func (s *httpServer) routes() {
 	h("GET /v1/allocations", s.allocsList)
 	h("GET /v1/allocation/{id}", s.allocGet)
 	h("GET /v1/client/fs/logs/{alloc}", s.allocLogs)
+	h("GET /v1/client/allocation/{id}/exec", s.allocExec)
 	h("GET /v1/client/allocation/{id}/stats", s.allocStats)
 	for _, m := range []string{"PUT", "POST"} {
 		h(m+" /v1/client/allocation/{id}/signal", s.allocSignal)

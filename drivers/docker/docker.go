@@ -197,9 +197,10 @@ func (d *Driver) Fingerprint(ctx context.Context) (*base.Fingerprint, error) {
 	return &base.Fingerprint{Health: base.HealthHealthy, HealthDescription: "Healthy", Attributes: attrs}, nil
 }
 
-// Capabilities: signals, image filesystem isolation, resource limits.
+// Capabilities: signals, exec (exec.go), image filesystem isolation,
+// resource limits.
 func (d *Driver) Capabilities() (*base.Capabilities, error) {
-	return &base.Capabilities{SendSignals: true, FSIsolation: base.FSIsolationImage, ResourceLimits: true}, nil
+	return &base.Capabilities{SendSignals: true, Exec: true, FSIsolation: base.FSIsolationImage, ResourceLimits: true}, nil
 }
 
 // task returns a registered task.

@@ -163,6 +163,7 @@ func (d *Driver) Capabilities() (*base.Capabilities, error) {
 	}
 	return &base.Capabilities{
 		SendSignals:    true,
+		Exec:           true, // ExecTaskStreaming (exec_task.go)
 		FSIsolation:    base.FSIsolationNone,
 		ResourceLimits: limits,
 		// UpdateTask (update.go): new cgroup limits, or a no-op without.

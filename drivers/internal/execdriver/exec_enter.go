@@ -3,6 +3,7 @@ package execdriver
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -33,14 +34,17 @@ type execTarget struct {
 	// cred is the task's user and groups; nil when the command can keep
 	// ours (same user, or we are not root and could not switch anyway).
 	cred *syscall.Credential
-	// cgroups are the task's cgroup directories (may be empty).
-	cgroups []string
+	// cgroups are the task's cgroup directories (may be empty); cgroupV2
+	// says they are one cgroup v2 directory, else cgroup v1 controllers.
+	cgroups  []string
+	cgroupV2 bool
 }
 
 // newExecTarget inspects the task's main process pid, whose working
-// directory is taskDir when it shares our root.
-func newExecTarget(pid int, taskDir string, cgroups []string) (*execTarget, error) {
-	t := &execTarget{pid: pid, root: "/", dir: taskDir, cgroups: cgroups}
+// directory is taskDir when it shares our root; cgroups and v2 are the
+// task's (driverState.Cgroups, CgroupV2).
+func newExecTarget(pid int, taskDir string, cgroups []string, v2 bool) (*execTarget, error) {
+	t := &execTarget{pid: pid, root: "/", dir: taskDir, cgroups: cgroups, cgroupV2: v2}
 	proc := fmt.Sprintf("/proc/%d", pid)
 	if differs, err := nsDiffers(proc, "mnt"); err != nil {
 		return nil, err
@@ -167,21 +171,30 @@ func (t *execTarget) attrs(attr *syscall.SysProcAttr) string {
 	return t.dir
 }
 
-// start starts cmd inside the task: when the task has its own PID
-// namespace or cgroups, the fork happens from a locked OS thread that
-// first joins them (setns(CLONE_NEWPID) only affects children; cgroup v1
+// start starts cmd inside the task. A cgroup v2 task's cgroup is joined
+// at clone time (UseCgroupFD). When the task has its own PID namespace or
+// cgroup v1 cgroups, the fork happens from a locked OS thread that first
+// joins them (setns(CLONE_NEWPID) only affects children; cgroup v1
 // membership is per thread) and then goes back; a thread that cannot go
 // back stays locked so the Go runtime retires it.
-func (t *execTarget) start(start func() error) error {
-	if !t.pidNS && len(t.cgroups) == 0 {
-		return start()
+func (t *execTarget) start(cmd *exec.Cmd) error {
+	if t.cgroupV2 && len(t.cgroups) > 0 {
+		dir, err := os.Open(t.cgroups[0])
+		if err != nil {
+			return fmt.Errorf("opening the task's cgroup: %w", err)
+		}
+		defer dir.Close()
+		cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, int(dir.Fd())
+	}
+	if !t.pidNS && (t.cgroupV2 || len(t.cgroups) == 0) {
+		return cmd.Start()
 	}
 	done := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread()
 		restore, err := t.enterThread()
 		if err == nil {
-			err = start()
+			err = cmd.Start()
 		}
 		if restore() {
 			runtime.UnlockOSThread()
@@ -206,7 +219,7 @@ func (t *execTarget) enterThread() (restore func() bool, err error) {
 		}
 		return ok
 	}
-	if len(t.cgroups) > 0 {
+	if len(t.cgroups) > 0 && !t.cgroupV2 {
 		orig, err := threadCgroups(tid, t.cgroups)
 		if err != nil {
 			return restore, err

@@ -44,7 +44,7 @@ func (d *Driver) ExecTaskStreaming(ctx context.Context, taskID string, opts *bas
 		return nil, fmt.Errorf("exec in task %q: task is not running", taskID)
 	default:
 	}
-	target, err := newExecTarget(t.state.Pid, t.cfg.TaskDir, t.state.Cgroups)
+	target, err := newExecTarget(t.state.Pid, t.cfg.TaskDir, t.state.Cgroups, t.state.CgroupV2)
 	if err != nil {
 		return nil, fmt.Errorf("exec in task %q: %w", taskID, err)
 	}
@@ -79,7 +79,7 @@ func execPipes(ctx context.Context, cmd *exec.Cmd, target *execTarget, opts *bas
 	if err != nil {
 		return nil, err
 	}
-	if err := target.start(cmd.Start); err != nil {
+	if err := target.start(cmd); err != nil {
 		return nil, fmt.Errorf("exec %q: %w", cmd.Args[0], err)
 	}
 	go func() {
@@ -104,7 +104,7 @@ func execTTY(ctx context.Context, cmd *exec.Cmd, target *execTarget, opts *base.
 	defer ptmx.Close()
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
 	cmd.SysProcAttr.Setsid, cmd.SysProcAttr.Setctty, cmd.SysProcAttr.Ctty = true, true, 0
-	err = target.start(cmd.Start)
+	err = target.start(cmd)
 	tty.Close() // the child has its copies
 	if err != nil {
 		return nil, fmt.Errorf("exec %q: %w", cmd.Args[0], err)

@@ -169,16 +169,25 @@ func TestExecTaskErrors(t *testing.T) {
 	}
 }
 
-// exec with cgroups: the command joins the task's cgroups.
-func TestExecTaskJoinsCgroups(t *testing.T) {
-	if !cgroupsAvailable() {
-		t.Skip("needs root and cgroup v1 memory")
+// The exec driver's isolated task: the command joins the task's cgroups,
+// PID namespace and user (default nobody) in the task dir.
+func TestExecTaskIsolated(t *testing.T) {
+	if _, err := checkIsolation(); err != nil {
+		t.Skipf("no isolation here: %v", err)
 	}
-	d := New(Options{Name: "exec", EnabledByDefault: true, Cgroups: true})
+	d := New(Options{Name: "exec", EnabledByDefault: true, Isolate: true})
 	cfg := runningTask(t, d)
-	out, _, res := execT(t, d, cfg.ID, false, "", "cat", "/proc/self/cgroup")
+	out, errOut, res := execT(t, d, cfg.ID, false, "", "sh", "-c", "cat /proc/self/cgroup; id -u; echo pid=$$; pwd")
 	if res.ExitCode != 0 || !strings.Contains(out, "/"+cgroupParent+"/"+cgroupName(cfg.ID)) {
-		t.Fatalf("cgroups of the exec'd command: %q", out)
+		t.Fatalf("cgroups of the exec'd command: %q %q %+v", out, errOut, res)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	n := len(lines)
+	if n < 3 || lines[n-3] != "65534" || lines[n-1] != cfg.TaskDir {
+		t.Fatalf("user and dir of the exec'd command: %q", out)
+	}
+	if pid, _ := strconv.Atoi(strings.TrimPrefix(lines[n-2], "pid=")); pid <= 0 || pid > 10 {
+		t.Fatalf("%s: not a pid of the task's namespace", lines[n-2])
 	}
 }
 
