@@ -33,6 +33,8 @@ type evalContext struct {
 	ports       *rand.Rand
 	portScratch map[int]bool
 	portSlab    []int
+
+	coreScratch map[uint16]bool // heldCores' map (cores.go)
 }
 
 func newEvalContext(state State, plan *structs.Plan) *evalContext {

@@ -112,7 +112,14 @@ func ExplainNodeInPlan(state State, plan *structs.Plan, job *structs.Job, group 
 		return nil, err
 	}
 	_, _, used := structs.AllocsFit(node, proposed)
-	v.Exhausted = structs.ExhaustedDimensions(node.Comparable(), used, structs.AllocatedFor(tg).Comparable())
+	ask := structs.AllocatedFor(tg).Comparable()
+	ask.CpuShares += coresCPU(node, coreAsksOf(tg))
+	v.Exhausted = structs.ExhaustedDimensions(node.Comparable(), used, ask)
+	coreProblems, err := explainCores(ctx, node, tg)
+	if err != nil {
+		return nil, err
+	}
+	v.Exhausted = append(v.Exhausted, coreProblems...)
 	portProblems, err := explainPorts(ctx, node, tg)
 	if err != nil {
 		return nil, err
@@ -145,7 +152,7 @@ func explainPreemption(ctx *evalContext, node *structs.Node, job *structs.Job, t
 	if err != nil || !enabled {
 		return nil, err
 	}
-	p, err := findPreemption(ctx, node, structs.AllocatedFor(tg), job.Priority)
+	p, err := findPreemption(ctx, node, structs.AllocatedFor(tg), coreAsksOf(tg), job.Priority)
 	if err != nil || p == nil {
 		return nil, err
 	}

@@ -218,7 +218,7 @@ func (s *genericScheduler) placeAll(places []Placement, index uint64) error {
 			s.failed[tg.Name] = metric
 			continue
 		}
-		s.plan.AppendAlloc(withPorts(s.newAlloc(p, option.node, metric, now), option.ports))
+		s.plan.AppendAlloc(withCores(withPorts(s.newAlloc(p, option.node, metric, now), option.ports), option.cores))
 	}
 	return nil
 }

@@ -6,19 +6,23 @@ import (
 
 // In-place resource updates. A task's cpu, memory and memory_max may change
 // without a new alloc when the alloc, at its new size, still fits on its
-// node; cores and disk (and the group's networks and ephemeral disk) stay
+// node; cores (kept with their IDs and MHz on an in-place update), numa and disk (and the group's networks and ephemeral disk) stay
 // destructive. The fit check is structs.AllocsFit over the node's proposed
 // allocs with the alloc's old version replaced by the resized one, the same
 // check the plan applier makes (it drops the old copy of an alloc the plan
 // places again under the same ID).
 
 // fixedResources is the part of a task's resources an in-place update must
-// not change: reserved cores and disk.
+// not change: reserved cores, their NUMA affinity and disk.
 func fixedResources(r *structs.Resources) structs.Resources {
 	if r == nil {
 		r = structs.DefaultResources()
 	}
-	return structs.Resources{Cores: r.Cores, DiskMB: r.DiskMB}
+	out := structs.Resources{Cores: r.Cores, DiskMB: r.DiskMB}
+	if r.NUMA != nil && r.NUMA.Affinity != "" && r.NUMA.Affinity != structs.NUMAAffinityNone {
+		out.NUMA = &structs.NUMA{Affinity: r.NUMA.Affinity} // "none" and no block are the same ask
+	}
+	return out
 }
 
 // classifyInPlace is classifyUpdate with the fit check: an in-place update
@@ -41,8 +45,11 @@ func resized(a *structs.Allocation, tg *structs.TaskGroup) bool {
 	}
 	for name, t := range structs.AllocatedFor(tg).Tasks {
 		ot := a.AllocatedResources.Tasks[name]
-		if ot == nil || ot.Cpu.CpuShares != t.Cpu.CpuShares || ot.Memory != t.Memory {
+		if ot == nil || ot.Memory != t.Memory {
 			return true
+		}
+		if len(ot.Cpu.ReservedCores) == 0 && ot.Cpu.CpuShares != t.Cpu.CpuShares {
+			return true // a task with cores keeps them and their MHz (fixedResources)
 		}
 	}
 	return false
@@ -50,7 +57,7 @@ func resized(a *structs.Allocation, tg *structs.TaskGroup) bool {
 
 // inPlaceAllocated returns what a holds once updated in place to tg: each
 // task's cpu and memory as tg asks, the rest (shared disk, networks and
-// ports, reserved cores) as a holds it.
+// ports, reserved cores and their MHz) as a holds it.
 func inPlaceAllocated(a *structs.Allocation, tg *structs.TaskGroup) *structs.AllocatedResources {
 	fresh := structs.AllocatedFor(tg)
 	out := &structs.AllocatedResources{Tasks: make(map[string]*structs.AllocatedTaskResources, len(fresh.Tasks))}
@@ -60,8 +67,8 @@ func inPlaceAllocated(a *structs.Allocation, tg *structs.TaskGroup) *structs.All
 	for name, t := range fresh.Tasks {
 		nt := *t
 		if a.AllocatedResources != nil {
-			if ot := a.AllocatedResources.Tasks[name]; ot != nil {
-				nt.Cpu.ReservedCores = ot.Cpu.ReservedCores
+			if ot := a.AllocatedResources.Tasks[name]; ot != nil && len(ot.Cpu.ReservedCores) > 0 {
+				nt.Cpu = ot.Cpu // the cores and the MHz they count for stay
 			}
 		}
 		out.Tasks[name] = &nt

@@ -77,7 +77,7 @@ next:
 				continue next
 			}
 		}
-		p, err := findPreemption(s.ctx, n, ask, priority)
+		p, err := findPreemption(s.ctx, n, ask, coreAsksOf(tg), priority)
 		if err != nil {
 			return nil, err
 		}
@@ -101,8 +101,13 @@ next:
 // a priority, the one closest to the resources still missing; then
 // allocations the rest already cover for are dropped again, highest
 // priority first; a single allocation that covers everything for less
-// replaces the set. The result is checked with structs.AllocsFit.
-func findPreemption(ctx *evalContext, node *structs.Node, ask *structs.AllocatedResources, priority int) (*preemption, error) {
+// replaces the set. The result is checked with structs.AllocsFit and, for a
+// group with cores, by picking its cores with the set evicted. The set is
+// chosen on sums (a cores ask counts as its MHz), not on which cores each
+// victim holds: a node whose freed cores would not form the ask (a require
+// ask across NUMA nodes) is passed over.
+// TODO(issue 5): choose victims by the cores they free on one NUMA node.
+func findPreemption(ctx *evalContext, node *structs.Node, ask *structs.AllocatedResources, cores []coreAsk, priority int) (*preemption, error) {
 	proposed, err := ctx.proposedAllocs(node.ID)
 	if err != nil {
 		return nil, err
@@ -118,7 +123,9 @@ func findPreemption(ctx *evalContext, node *structs.Node, ask *structs.Allocated
 	if len(candidates) == 0 {
 		return nil, nil
 	}
-	used.Add(ask.Comparable())
+	askC := ask.Comparable()
+	askC.CpuShares += coresCPU(node, cores)
+	used.Add(askC)
 	need := used
 	need.Subtract(node.Comparable()) // > 0 where the node is short
 	chosen := pickPreemptions(candidates, need)
@@ -138,8 +145,18 @@ func findPreemption(ctx *evalContext, node *structs.Node, ask *structs.Allocated
 		}
 	}
 	probe := &structs.Allocation{DesiredStatus: structs.AllocDesiredStatusRun, AllocatedResources: ask}
+	if len(cores) > 0 {
+		probe.AllocatedResources = &structs.AllocatedResources{Tasks: map[string]*structs.AllocatedTaskResources{
+			"": {Cpu: structs.AllocatedCpuResources{CpuShares: askC.CpuShares}, Memory: structs.AllocatedMemoryResources{MemoryMB: askC.MemoryMB}},
+		}, Shared: structs.AllocatedSharedResources{DiskMB: askC.DiskMB}}
+	}
 	if fit, _, _ := structs.AllocsFit(node, append(rest, probe)); !fit {
 		return nil, nil // short on something eviction of these cannot free
+	}
+	if len(cores) > 0 {
+		if _, dim, err := ctx.assignCores(node, cores, chosen); err != nil || dim != "" {
+			return nil, err // the freed cores do not form the ask
+		}
 	}
 	return p, nil
 }
@@ -297,6 +314,13 @@ func (s *genericScheduler) placePreempting(stack *genericStack, p Placement, met
 			return false, err
 		}
 		withPorts(a, ports)
+	}
+	if asks := coreAsksOf(p.TaskGroup); len(asks) > 0 { // cores, counting the evicted allocs' as free
+		cores, dim, err := stack.ctx.assignCores(pre.node, asks, pre.allocs)
+		if err != nil || dim != "" {
+			return false, err
+		}
+		withCores(a, cores)
 	}
 	appendPreemption(s.plan, a, pre)
 	s.plan.AppendAlloc(a)

@@ -31,7 +31,7 @@ func TestFindPreemptionProperties(t *testing.T) {
 		ask := askOf(int64(rapid.IntRange(100, 2000).Draw(t, "askcpu")), int64(rapid.IntRange(64, 2048).Draw(t, "askmem")))
 		priority := rapid.IntRange(10, 100).Draw(t, "priority")
 		ctx := newEvalContext(nodeAllocsState{allocs: allocs}, structs.NewPlan(&structs.Evaluation{ID: "e"}, nil))
-		p, err := findPreemption(ctx, node, ask, priority)
+		p, err := findPreemption(ctx, node, ask, nil, priority)
 		if err != nil {
 			t.Fatal(err)
 		}

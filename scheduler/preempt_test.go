@@ -66,7 +66,7 @@ func TestFindPreemption(t *testing.T) {
 				Disk: structs.NodeDiskResources{DiskMB: 1000},
 			}}
 			ctx := newEvalContext(nodeAllocsState{allocs: tc.allocs}, structs.NewPlan(&structs.Evaluation{ID: "e"}, nil))
-			p, err := findPreemption(ctx, node, askOf(tc.cpu, tc.mem), tc.priority)
+			p, err := findPreemption(ctx, node, askOf(tc.cpu, tc.mem), nil, tc.priority)
 			if err != nil {
 				t.Fatal(err)
 			}

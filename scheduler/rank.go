@@ -21,6 +21,7 @@ type rankedNode struct {
 	nscores int
 
 	ports portAssignment // the host ports the placement would hold (zero: no networks; ports.go)
+	cores coreAssignment // the cores the placement would hold (zero: no cores asked; cores.go)
 }
 
 // scorerScore is one scorer's score for a node. applies is false for a
@@ -66,25 +67,43 @@ type binPackIterator struct {
 	// networks is the group's network asks: when set, a node must also have
 	// its static ports free and room for its dynamic ones (ports.go).
 	networks []*structs.NetworkResource
+	// cores is the group's cores asks: when set, a node must have the cores
+	// free (cores.go), and they count in the cpu dimension at its MHz.
+	cores []coreAsk
 }
 
 func newBinPackIterator(ctx *evalContext, source nodeIterator) *binPackIterator {
 	return &binPackIterator{ctx: ctx, source: source}
 }
 
-func (it *binPackIterator) setAsk(ask *structs.AllocatedResources) {
+func (it *binPackIterator) setAsk(ask *structs.AllocatedResources, cores []coreAsk) {
 	it.ask = ask.Comparable()
 	it.networks = ask.Shared.Networks
+	it.cores = cores
 }
 
 func (it *binPackIterator) Next() *rankedNode {
 	for n := it.source.Next(); n != nil; n = it.source.Next() {
+		var dim string
 		u, err := it.ctx.usage(n)
 		if err != nil {
 			it.ctx.err = err
 			return nil
 		}
-		fit, dim, used := u.fits(it.ask)
+		ask := it.ask
+		var cores coreAssignment
+		if len(it.cores) > 0 {
+			if cores, dim, err = it.ctx.assignCores(n, it.cores, nil); err != nil {
+				it.ctx.err = err
+				return nil
+			}
+			if dim != "" {
+				it.ctx.exhaustedNode(n, dim)
+				continue
+			}
+			ask.CpuShares += cores.cpuShares()
+		}
+		fit, dim, used := u.fits(ask)
 		if !fit {
 			it.ctx.exhaustedNode(n, dim)
 			continue
@@ -101,8 +120,11 @@ func (it *binPackIterator) Next() *rankedNode {
 			}
 		}
 		r := it.ctx.newRanked(n)
-		r.ports = ports
+		r.ports, r.cores = ports, cores
 		r.addScore(scorerBinPack, fitScore(u.avail, used, it.spread), true)
+		if cores.ok {
+			r.addScore(scorerCores, cores.score, true)
+		}
 		return r
 	}
 	return nil

@@ -84,7 +84,7 @@ func (s *genericStack) SelectWith(tg *structs.TaskGroup, opts *selectOptions) (*
 		ask = structs.AllocatedFor(tg)
 		s.asks[tg.Name] = ask
 	}
-	s.binPack.setAsk(ask)
+	s.binPack.setAsk(ask, coreAsksOf(tg))
 	var option *rankedNode
 	if err := s.prefs.setTaskGroup(tg, opts); err != nil {
 		s.ctx.err = err

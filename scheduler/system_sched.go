@@ -144,7 +144,7 @@ func (s *systemScheduler) placeOnNodes(places []SystemPlacement, targets int, av
 		}
 		s.queued[name]++
 		if option != nil {
-			s.plan.AppendAlloc(withPorts(s.newAlloc(p.Placement, option.node, metric, now), option.ports))
+			s.plan.AppendAlloc(withCores(withPorts(s.newAlloc(p.Placement, option.node, metric, now), option.ports), option.cores))
 			continue
 		}
 		if placed, err := s.placePreempting(stack, p.Placement, metric, now); err != nil || placed {
