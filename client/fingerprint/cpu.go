@@ -1,6 +1,7 @@
 package fingerprint
 
 import (
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -10,17 +11,19 @@ import (
 // similar: it needs some compute figure to schedule against).
 const defaultMHz = 1000
 
-// fingerprintCPU sets cpu.numcores, cpu.frequency (MHz), cpu.totalcompute,
-// cpu.modelname and the node's CPU resources (shares = cores x MHz).
-func fingerprintCPU(cfg *Config, r *Result) {
-	cores, mhz, model := 0, 0.0, ""
+// fingerprintCPU sets cpu.frequency (MHz) and cpu.modelname from
+// /proc/cpuinfo and cpu0's cpufreq, and returns that frequency and the
+// processor count (runtime.NumCPU when cpuinfo has none).
+// fingerprintTopology then sets the CPU resources and core counts.
+func fingerprintCPU(cfg *Config, r *Result) (mhz uint64, cores int) {
+	fmhz, model := 0.0, ""
 	eachKeyValue(cfg.path("/proc/cpuinfo"), ":", func(k, v string) {
 		switch k {
 		case "processor":
 			cores++
 		case "cpu MHz":
-			if f, err := strconv.ParseFloat(v, 64); err == nil && f > mhz {
-				mhz = f
+			if f, err := strconv.ParseFloat(v, 64); err == nil && f > fmhz {
+				fmhz = f
 			}
 		case "model name":
 			if model == "" {
@@ -33,29 +36,20 @@ func fingerprintCPU(cfg *Config, r *Result) {
 	}
 	// The max frequency from cpufreq (kHz) is steadier than the current
 	// "cpu MHz", which changes with power saving.
-	if khz, err := strconv.ParseFloat(readTrim(cfg.path("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq")), 64); err == nil && khz > 0 {
-		mhz = khz / 1000
+	if khz, err := strconv.ParseFloat(readTrim(filepath.Join(cfg.sysfs(), "devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq")), 64); err == nil && khz > 0 {
+		fmhz = khz / 1000
 	}
-	if mhz <= 0 {
-		mhz = modelGHz(model) * 1000
+	if fmhz <= 0 {
+		fmhz = modelGHz(model) * 1000
 	}
-	if mhz <= 0 {
-		mhz = defaultMHz
+	if fmhz <= 0 {
+		fmhz = defaultMHz
 	}
-	freq := int64(mhz)
-	total := int64(cores) * freq
-	r.Attributes["cpu.numcores"] = itoa(int64(cores))
-	r.Attributes["cpu.frequency"] = itoa(freq)
-	r.Attributes["cpu.totalcompute"] = itoa(total)
+	r.Attributes["cpu.frequency"] = itoa(int64(fmhz))
 	if model != "" {
 		r.Attributes["cpu.modelname"] = model
 	}
-	r.Resources.Cpu.CpuShares = total
-	r.Resources.Cpu.TotalCpuCores = uint16(cores)
-	r.Resources.Cpu.ReservableCpuCores = make([]uint16, cores)
-	for i := range r.Resources.Cpu.ReservableCpuCores {
-		r.Resources.Cpu.ReservableCpuCores[i] = uint16(i)
-	}
+	return uint64(fmhz), cores
 }
 
 // modelGHz parses "... @ 2.40GHz" from a CPU model name (0 if absent).

@@ -20,6 +20,16 @@ type Config struct {
 	Root string
 	// DataDir is the directory whose filesystem is fingerprinted as disk.
 	DataDir string
+	// SysfsRoot is where sysfs is mounted (default Root's /sys): the CPU
+	// topology is read from its devices/system/{node,cpu}.
+	SysfsRoot string
+	// ReservedCores are the client's reserved.cores: online but Disabled
+	// in the topology, not reservable, listed in Result.ReservedCores.
+	ReservedCores []uint16
+	// ReservableCores, when not empty, are the only cores left to
+	// scheduling (the client's reservable_cores); the others are treated
+	// as ReservedCores.
+	ReservableCores []uint16
 	// Version is reported as nomad.version.
 	Version string
 	// Hostname returns the host name (default os.Hostname).
@@ -32,6 +42,9 @@ type Config struct {
 type Result struct {
 	Attributes map[string]string
 	Resources  *structs.NodeResources
+	// ReservedCores are the online cores the config keeps from scheduling
+	// (the node's ReservedResources.Cpu.ReservedCpuCores).
+	ReservedCores []uint16
 }
 
 func (c *Config) path(p string) string {
@@ -42,12 +55,15 @@ func (c *Config) path(p string) string {
 }
 
 // Fingerprint runs every fingerprinter. A fingerprinter that cannot read
-// its source falls back to a safe default; only a failing disk statfs is
-// an error (the data dir must exist).
+// its source falls back to a safe default; only a failing disk statfs and
+// reserved or reservable cores the machine does not have are errors.
 func Fingerprint(cfg Config) (*Result, error) {
 	r := &Result{Attributes: map[string]string{}, Resources: &structs.NodeResources{}}
-	fingerprintCPU(&cfg, r)
+	mhz, cores := fingerprintCPU(&cfg, r)
 	fingerprintMemory(&cfg, r)
+	if err := fingerprintTopology(&cfg, r, mhz, cores); err != nil {
+		return nil, err
+	}
 	fingerprintHost(&cfg, r)
 	fingerprintNetwork(&cfg, r)
 	if err := fingerprintDisk(&cfg, r); err != nil {
