@@ -50,6 +50,7 @@ func commands() []command {
 		{name: "job scale", synopsis: "Change the count of a job's task group", run: jobScaleCommand},
 		{name: "alloc status", synopsis: "Display status information about an allocation", run: allocStatusCommand},
 		{name: "alloc logs", synopsis: "Stream the logs of a task", run: allocLogsCommand},
+		{name: "alloc exec", synopsis: "Run a command in a running task", run: allocExecCommand},
 		{name: "alloc signal", synopsis: "Send a signal to the tasks of an allocation", run: allocSignalCommand},
 		{name: "alloc restart", synopsis: "Restart the running tasks of an allocation in place", run: allocRestartCommand},
 		{name: "alloc stop", synopsis: "Stop an allocation and have it replaced", run: allocStopCommand},
