@@ -43,6 +43,8 @@ import (
 //	print plan|plans|evals|allocs|nodes|ports|metrics <alloc name>
 //	node add ... ports=lo-hi reserved_ports=22,80; job add ... static=l:port,.. dynamic=l,..
 //	        (scenario_ports_test.go)
+//	node add ... numa=2x8 smt=true reserved_cores=0,1; job add ... cores=4 numa=require; print cores
+//	        (scenario_numa_test.go)
 //	explain <job> <node> [group=<job>]  (the node's whole verdict, ExplainNode)
 //	constraint|group add|pool|classes|failed ...  and node add attr.k=v meta.k=v class= pool=
 //	        (scenario_constraint_test.go)
@@ -163,6 +165,7 @@ func (sc *scenario) nodeAdd(id string, args map[string]string) string {
 	}
 	sc.nodeExtras(n, args)
 	sc.nodePortArgs(n, args) // scenario_ports_test.go
+	sc.nodeNUMAArgs(n, args) // scenario_numa_test.go
 	sc.store.UpsertNode(n)
 	sc.systemNodeEvals(n.ID)
 	return ""
@@ -231,6 +234,7 @@ func (sc *scenario) jobAdd(id string, args map[string]string) string {
 	}
 	sc.jobRankArgs(j, args)
 	sc.jobPortArgs(j, args) // scenario_ports_test.go
+	sc.jobNUMAArgs(j, args) // scenario_numa_test.go
 	sc.store.UpsertJob(j)
 	sc.store.UpsertEval(sc.newEval(j, structs.EvalTriggerJobRegister))
 	return ""

@@ -35,6 +35,8 @@ func (sc *scenario) print(what string, rest []string) string {
 		return sc.nodesText()
 	case "ports":
 		return sc.portsText()
+	case "cores":
+		return sc.coresText()
 	case "metrics":
 		return sc.metricsText(rest)
 	}
