@@ -57,6 +57,7 @@ func (a *Agent) clientConfig(o options) (*client.Config, error) {
 		NodeClass: c.Client.NodeClass, Meta: c.Client.Meta, Servers: c.Client.Servers,
 		StateDir: c.Client.StateDir, AllocDir: c.Client.AllocDir,
 		MinDynamicPort: c.Client.MinDynamicPort, MaxDynamicPort: c.Client.MaxDynamicPort, ReservedPorts: c.Client.ReservedPorts,
+		ReservedCores: c.Client.ReservedCores, ReservableCores: c.Client.ReservableCores, SysfsRoot: c.Client.SysfsRoot,
 		PluginConfig: plugins, PluginExecutable: exe, DevMode: c.DevMode,
 		Logger: a.logger, HTTPAddr: a.httpAdvertise(), Version: version.Version,
 	}, nil

@@ -140,7 +140,11 @@ func (c *Client) init() error {
 		Launch: launch, Logger: c.cfg.Logger, OnChange: c.driversChanged})
 	var wg sync.WaitGroup
 	wg.Go(c.plugins.Start)
-	fp, err := fingerprint.Fingerprint(fingerprint.Config{DataDir: c.allocRoot(), Version: c.cfg.Version})
+	fcfg, err := c.cfg.fingerprintConfig(c.allocRoot())
+	var fp *fingerprint.Result
+	if err == nil {
+		fp, err = fingerprint.Fingerprint(fcfg)
+	}
 	wg.Wait()
 	if err != nil {
 		return err

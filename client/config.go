@@ -2,10 +2,12 @@ package client
 
 import (
 	"errors"
+	"fmt"
 	"runtime"
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/nomadish/nomadish/client/fingerprint"
 	"github.com/nomadish/nomadish/client/pluginmgr"
 	"github.com/nomadish/nomadish/drivers/qemu"
 )
@@ -42,6 +44,12 @@ type Config struct {
 	MinDynamicPort, MaxDynamicPort int
 	ReservedPorts                  string
 
+	// ReservedCores ("0-1") are cores kept from scheduling; when
+	// ReservableCores ("2-15") is set, the cores outside it are too. Both
+	// are cpusets; SysfsRoot (default /sys) is where the CPU topology is
+	// read (fingerprint.Config).
+	ReservedCores, ReservableCores, SysfsRoot string
+
 	// HTTPAddr is the agent's HTTP address reported in the node (optional).
 	HTTPAddr string
 	// Version is reported as the nomad.version attribute (default
@@ -53,6 +61,21 @@ type Config struct {
 }
 
 var errNoDataDir = errors.New("client: data_dir is required outside dev mode")
+
+// fingerprintConfig is the fingerprint configuration: the disk of
+// dataDir, and the cores and sysfs root of the config. A malformed cpuset
+// is an error naming it.
+func (c *Config) fingerprintConfig(dataDir string) (fingerprint.Config, error) {
+	fc := fingerprint.Config{DataDir: dataDir, Version: c.Version, SysfsRoot: c.SysfsRoot}
+	var err error
+	if fc.ReservedCores, err = fingerprint.ParseCPUSet(c.ReservedCores); err != nil {
+		return fc, fmt.Errorf("client: reserved cores: %w", err)
+	}
+	if fc.ReservableCores, err = fingerprint.ParseCPUSet(c.ReservableCores); err != nil {
+		return fc, fmt.Errorf("client: reservable cores: %w", err)
+	}
+	return fc, nil
+}
 
 // enabledDrivers returns the drivers to run with their plugin config:
 // raw_exec when its config says enabled = true, exec when root on Linux,

@@ -39,6 +39,10 @@ func (c *Client) buildNode(fp *fingerprint.Result, id, secret string) *structs.N
 	for k, v := range c.cfg.Meta {
 		meta[k] = v
 	}
+	reserved := &structs.NodeReservedResources{
+		Cpu:      structs.NodeReservedCpuResources{ReservedCpuCores: fp.ReservedCores},
+		Networks: structs.NodeReservedNetworkResources{ReservedHostPorts: c.cfg.ReservedPorts},
+	}
 	return &structs.Node{
 		ID:                    id,
 		SecretID:              secret,
@@ -50,7 +54,7 @@ func (c *Client) buildNode(fp *fingerprint.Result, id, secret string) *structs.N
 		Attributes:            fp.Attributes,
 		Meta:                  meta,
 		NodeResources:         withPortRange(fp.Resources, c.cfg),
-		ReservedResources:     &structs.NodeReservedResources{Networks: structs.NodeReservedNetworkResources{ReservedHostPorts: c.cfg.ReservedPorts}},
+		ReservedResources:     reserved,
 		Drivers:               map[string]*structs.DriverInfo{},
 		Status:                structs.NodeStatusReady,
 		SchedulingEligibility: structs.NodeSchedulingEligible,

@@ -80,6 +80,16 @@ type ClientConfig struct {
 	// ReservedPorts is client { reserved { reserved_ports = "22,80" } }:
 	// host ports no allocation may take.
 	ReservedPorts string
+	// ReservedCores is client { reserved { cores = "0-1" } }: a cpuset of
+	// cores kept from scheduling (Disabled in the node's topology).
+	ReservedCores string
+	// ReservableCores is client { reservable_cores = "2-15" }: when set,
+	// the only cores the scheduler may reserve.
+	ReservableCores string
+	// SysfsRoot is client { sysfs_root = "/sys" }: where the CPU/NUMA
+	// topology is read from (tests, the simulator and containers point it
+	// at another machine's tree).
+	SysfsRoot string
 }
 
 // PluginConfig is one plugin block.
@@ -96,7 +106,8 @@ const (
 )
 
 // DefaultConfig returns Nomad's defaults: neither server nor client enabled,
-// bind 0.0.0.0, ports 4646/4647/4648, region global, datacenter dc1.
+// bind 0.0.0.0, ports 4646/4647/4648, region global, datacenter dc1, and
+// sysfs at /sys.
 func DefaultConfig() *Config {
 	name, _ := os.Hostname()
 	return &Config{
@@ -107,7 +118,7 @@ func DefaultConfig() *Config {
 		LogLevel:   "INFO",
 		Ports:      Ports{HTTP: DefaultHTTPPort, RPC: DefaultRPCPort, Serf: DefaultSerfPort},
 		Server:     ServerConfig{BootstrapExpect: 1, NumSchedulers: runtime.NumCPU(), HeartbeatGrace: 10 * time.Second},
-		Client:     ClientConfig{Meta: map[string]string{}},
+		Client:     ClientConfig{Meta: map[string]string{}, SysfsRoot: "/sys"},
 		Plugins:    map[string]*PluginConfig{},
 	}
 }

@@ -29,6 +29,8 @@ func (c *Config) fields() []field {
 		{"client.state_dir", &c.Client.StateDir}, {"client.alloc_dir", &c.Client.AllocDir},
 		{"client.min_dynamic_port", &c.Client.MinDynamicPort}, {"client.max_dynamic_port", &c.Client.MaxDynamicPort},
 		{"client.reserved.reserved_ports", &c.Client.ReservedPorts},
+		{"client.reserved.cores", &c.Client.ReservedCores}, {"client.reservable_cores", &c.Client.ReservableCores},
+		{"client.sysfs_root", &c.Client.SysfsRoot},
 	}
 }
 

@@ -86,6 +86,7 @@ func (c *Config) validateRoles(bad func(key, format string, args ...any)) {
 		bad("server.heartbeat_grace", "can't be negative, got %s", c.Server.HeartbeatGrace)
 	}
 	c.validatePorts(bad)
+	c.validateCores(bad)
 	if c.Client.Enabled && !c.Server.Enabled && len(c.Client.Servers) == 0 {
 		bad("client.servers", "required when the client runs without a local server")
 	}
