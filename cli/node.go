@@ -39,6 +39,9 @@ func nodeStatusCommand(m *Meta, args []string) int {
 		return m.errorf("querying allocations: %v", err)
 	}
 	printNode(m, n, *verbose)
+	if *verbose {
+		printNodeTopology(m, c, n) // node_topology.go
+	}
 	printNodeDrainAndEvents(m, n)
 	var mine []*structs.AllocListStub
 	for _, a := range allocs {
