@@ -66,13 +66,6 @@ func detectCgroups(root string) (cgroupLayout, error) {
 		root, strings.Join(v2Controllers, ", "))
 }
 
-// cgroupsAvailable reports whether this process can give tasks cgroups:
-// root, and a usable layout under cgroupRoot.
-func cgroupsAvailable() bool {
-	_, err := detectCgroups(cgroupRoot)
-	return err == nil && os.Geteuid() == 0
-}
-
 func containsAll(list, want []string) bool {
 	for _, w := range want {
 		if !contains(list, w) {

@@ -32,11 +32,6 @@ type Options struct {
 	// as undetected or unhealthy and starts no task: it never runs a task
 	// unisolated. It also accepts the plugin config key pids_limit.
 	Isolate bool
-	// Cgroups is the former name of Isolate (it then meant cgroup v1
-	// limits only); true sets Isolate.
-	//
-	// Deprecated: use Isolate.
-	Cgroups bool
 	// ConfigKeys are the plugin config keys accepted besides "enabled"
 	// (Nomad's, accepted for compatibility and ignored).
 	ConfigKeys []string
@@ -61,7 +56,6 @@ func New(opts Options) *Driver {
 	if opts.Logger == nil {
 		opts.Logger = hclog.NewNullLogger()
 	}
-	opts.Isolate = opts.Isolate || opts.Cgroups
 	return &Driver{opts: opts, logger: opts.Logger.Named(opts.Name), enabled: opts.EnabledByDefault,
 		pidsLimit: DefaultPidsLimit, tasks: map[string]*task{}}
 }
