@@ -187,8 +187,9 @@ type TB interface {
 	Fatalf(format string, args ...any)
 }
 
-// Temp writes m into a new temporary directory and returns it as the sysfs
-// root; a write error fails the test.
+// Temp writes m under "sys" in a new temporary directory and returns that
+// sysfs root (its parent can hold a fake /proc as fingerprint.Config.Root);
+// a write error fails the test.
 func Temp(t TB, m Machine) string {
 	t.Helper()
 	root := filepath.Join(t.TempDir(), "sys")
