@@ -91,6 +91,12 @@ func (it *binPackIterator) Next() *rankedNode {
 			return nil
 		}
 		ask := it.ask
+		ask.CpuShares += coresCPU(n, it.cores) // the cheap sums first: a full node costs no core map
+		fit, dim, used := u.fits(ask)
+		if !fit {
+			it.ctx.exhaustedNode(n, dim)
+			continue
+		}
 		var cores coreAssignment
 		if len(it.cores) > 0 {
 			if cores, dim, err = it.ctx.assignCores(n, it.cores, nil); err != nil {
@@ -101,12 +107,6 @@ func (it *binPackIterator) Next() *rankedNode {
 				it.ctx.exhaustedNode(n, dim)
 				continue
 			}
-			ask.CpuShares += cores.cpuShares()
-		}
-		fit, dim, used := u.fits(ask)
-		if !fit {
-			it.ctx.exhaustedNode(n, dim)
-			continue
 		}
 		var ports portAssignment
 		if len(it.networks) > 0 {
