@@ -84,7 +84,7 @@ func (s *Store) SetAllocHealth(id string, healthy bool, now time.Time) {
 	c.DeploymentStatus = ds
 	c.ClientStatus = structs.AllocClientStatusRunning
 	c.ModifyIndex = idx
-	s.allocs[id] = c
+	s.index1(c)
 	if d := s.deployments[a.DeploymentID]; d != nil && d.TaskGroups[a.TaskGroup] != nil {
 		if healthy {
 			d.TaskGroups[a.TaskGroup].HealthyAllocs++

@@ -111,9 +111,9 @@ func (s *Store) nodeFits(plan *structs.Plan, nodeID string) bool {
 		}
 	}
 	var proposed []*structs.Allocation
-	for _, a := range s.allocs {
-		if a.NodeID == nodeID && !remove[a.ID] {
-			proposed = append(proposed, a)
+	for id := range s.byNode[nodeID] {
+		if !remove[id] {
+			proposed = append(proposed, s.allocs[id])
 		}
 	}
 	fit, _, _ := structs.AllocsFit(node, append(proposed, placed...))

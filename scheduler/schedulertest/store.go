@@ -18,6 +18,7 @@ type Store struct {
 	nodes  map[string]*structs.Node
 	jobs   map[structs.NamespacedID]*structs.Job
 	allocs map[string]*structs.Allocation
+	byNode map[string]map[string]bool // alloc IDs per node (putAlloc), so AllocsByNode is not O(allocs)
 	evals  map[string]*structs.Evaluation
 	order  []string // eval IDs in creation order
 	// sortedNodes caches Nodes' result; UpsertNode clears it.
@@ -50,6 +51,7 @@ func NewStore() *Store {
 	return &Store{
 		index: 1, nodes: map[string]*structs.Node{}, jobs: map[structs.NamespacedID]*structs.Job{},
 		allocs: map[string]*structs.Allocation{}, evals: map[string]*structs.Evaluation{},
+		byNode: map[string]map[string]bool{},
 	}
 }
 
@@ -102,7 +104,19 @@ func (s *Store) putAlloc(a *structs.Allocation, idx uint64) {
 		a.CreateIndex = idx
 	}
 	a.ModifyIndex, a.AllocModifyIndex = idx, idx
+	s.index1(a)
+}
+
+// index1 stores a and indexes it by node.
+func (s *Store) index1(a *structs.Allocation) {
+	if old := s.allocs[a.ID]; old != nil && old.NodeID != a.NodeID {
+		delete(s.byNode[old.NodeID], a.ID)
+	}
 	s.allocs[a.ID] = a
+	if s.byNode[a.NodeID] == nil {
+		s.byNode[a.NodeID] = map[string]bool{}
+	}
+	s.byNode[a.NodeID][a.ID] = true
 }
 
 // UpsertEval adds or replaces an evaluation.
@@ -196,10 +210,8 @@ func (s *Store) AllocsByJob(namespace, jobID string) ([]*structs.Allocation, err
 // AllocsByNode returns the node's allocations, terminal ones included.
 func (s *Store) AllocsByNode(nodeID string) ([]*structs.Allocation, error) {
 	var out []*structs.Allocation
-	for _, a := range s.allocs {
-		if a.NodeID == nodeID {
-			out = append(out, a)
-		}
+	for id := range s.byNode[nodeID] {
+		out = append(out, s.allocs[id])
 	}
 	sortAllocs(out)
 	return out, nil
