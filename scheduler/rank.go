@@ -94,6 +94,11 @@ func (it *binPackIterator) Next() *rankedNode {
 		ask.CpuShares += coresCPU(n, it.cores) // the cheap sums first: a full node costs no core map
 		fit, dim, used := u.fits(ask)
 		if !fit {
+			if dim == "cpu" && len(it.cores) > 0 {
+				if plain, _, _ := u.fits(it.ask); plain {
+					dim = "cores" // the MHz of the asked cores are what is missing
+				}
+			}
 			it.ctx.exhaustedNode(n, dim)
 			continue
 		}
