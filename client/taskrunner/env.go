@@ -79,6 +79,29 @@ func taskResources(alloc *structs.Allocation, task *structs.Task) base.Resources
 	return base.Resources{CPUShares: structs.DefaultCPU, MemoryMB: structs.DefaultMemoryMB}
 }
 
+// nodeTaskResources is taskResources with NUMANodes: the NUMA nodes of the
+// reserved cores in node's topology (none without cores or topology), so
+// drivers bind the task's memory to them (cpuset.mems, CpusetMems, qemu).
+func nodeTaskResources(alloc *structs.Allocation, task *structs.Task, node *structs.Node) base.Resources {
+	res := taskResources(alloc, task)
+	if len(res.Cores) == 0 || node == nil || node.NodeResources == nil || node.NodeResources.Processors.Topology == nil {
+		return res
+	}
+	byCore := map[uint16]uint16{}
+	for _, c := range node.NodeResources.Processors.Topology.Cores {
+		byCore[c.ID] = uint16(c.NodeID)
+	}
+	seen := map[uint16]bool{}
+	for _, c := range res.Cores {
+		if n, ok := byCore[c]; ok && !seen[n] {
+			seen[n] = true
+			res.NUMANodes = append(res.NUMANodes, n)
+		}
+	}
+	slices.Sort(res.NUMANodes)
+	return res
+}
+
 // BuildTaskConfig returns what the driver gets to start the task; id is the
 // driver's task ID and node the client's node (nil: no node values). The
 // task's config (every string, through nested maps and lists), env values
@@ -103,7 +126,7 @@ func BuildTaskConfig(id string, alloc *structs.Allocation, task *structs.Task, d
 		Env:           env,
 		User:          Interpolate(task.User, env, nodeVals),
 		Config:        InterpolateConfig(task.Config, env, nodeVals),
-		Resources:     taskResources(alloc, task),
+		Resources:     nodeTaskResources(alloc, task, node),
 		AllocDir:      dir.SharedDir,
 		TaskDir:       dir.TaskDir(task.Name).Dir,
 		StdoutPath:    dir.LogPath(task.Name, "stdout"),

@@ -31,7 +31,11 @@ func (tr *TaskRunner) alloc() *structs.Allocation {
 // of the task and the event says so. The task's environment
 // (NOMAD_CPU_LIMIT, NOMAD_MEMORY_LIMIT) keeps the values it started with.
 func (tr *TaskRunner) Update(alloc *structs.Allocation) {
-	res := taskResources(alloc, tr.cfg.Task)
+	var node *structs.Node
+	if tr.cfg.Node != nil {
+		node = tr.cfg.Node()
+	}
+	res := nodeTaskResources(alloc, tr.cfg.Task, node)
 	tr.mu.Lock()
 	tr.updated = alloc
 	h := tr.handle
