@@ -3,38 +3,12 @@ package e2e
 import (
 	"bytes"
 	"context"
-	"errors"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/hashicorp/nomad/api"
 )
-
-// nomadishIn runs the CLI against the dev agent with stdin.
-func nomadishIn(t *testing.T, stdin string, args ...string) result {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Env = append(os.Environ(), "NOMADISH_ADDR="+dev.addr, "NOMAD_ADDR=")
-	cmd.Stdin = strings.NewReader(stdin)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	r := result{out: out.String(), errOut: errb.String()}
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &ee):
-		r.code = ee.ExitCode()
-	default:
-		t.Fatalf("running nomadish %v: %v", args, err)
-	}
-	return r
-}
 
 // startExecJob runs a service job from hcl and returns its one running
 // allocation's full ID.

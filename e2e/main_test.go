@@ -226,10 +226,23 @@ func nomadish(t *testing.T, args ...string) result {
 
 func nomadishAt(t *testing.T, addr string, args ...string) result {
 	t.Helper()
+	return runNomadish(t, addr, nil, args...)
+}
+
+// nomadishIn runs the CLI against the dev agent with stdin.
+func nomadishIn(t *testing.T, stdin string, args ...string) result {
+	t.Helper()
+	return runNomadish(t, dev.addr, strings.NewReader(stdin), args...)
+}
+
+// runNomadish runs the CLI against the agent at addr (stdin nil: none).
+func runNomadish(t *testing.T, addr string, stdin io.Reader, args ...string) result {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Env = append(os.Environ(), "NOMADISH_ADDR="+addr, "NOMAD_ADDR=")
+	cmd.Stdin = stdin
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
