@@ -4,28 +4,10 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"sync"
 	"testing"
-	"time"
+
+	"github.com/nomadish/nomadish/drivers/drivertest"
 )
-
-// lockedBuffer is a strings.Builder safe for concurrent writers.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // ExecTaskStreaming crosses the plugin's gRPC hop: output, stdin, exit
 // code, tty, and errors.Is for an unknown task.
@@ -48,17 +30,9 @@ func TestPluginExecTask(t *testing.T) {
 	t.Cleanup(func() { _ = d.DestroyTask(cfg.ID, true) })
 	waitForLog(t, cfg.StdoutPath, "ready")
 
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
 	run := func(tty bool, stdin string, cmd ...string) (string, string, *ExitResult) {
 		t.Helper()
-		var out, errOut lockedBuffer
-		res, err := ex.ExecTaskStreaming(ctx, cfg.ID, &ExecOptions{Command: cmd, Tty: tty,
-			Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errOut})
-		if err != nil {
-			t.Fatalf("exec %v: %v", cmd, err)
-		}
-		return out.String(), errOut.String(), res
+		return drivertest.Exec(t, ex, cfg.ID, tty, stdin, cmd...)
 	}
 	if out, errOut, res := run(false, "", "sh", "-c", "echo hi; echo e >&2; exit 3"); out != "hi\n" || errOut != "e\n" || res.ExitCode != 3 {
 		t.Fatalf("exec: %q %q %+v", out, errOut, res)
@@ -70,7 +44,7 @@ func TestPluginExecTask(t *testing.T) {
 	if out, _, res := run(true, "", "sh", "-c", "test -t 0 && echo tty"); !strings.Contains(out, "tty") || res.ExitCode != 0 {
 		t.Fatalf("tty: %q %+v", out, res)
 	}
-	_, err := ex.ExecTaskStreaming(ctx, "nope", &ExecOptions{Command: []string{"true"}})
+	_, err := ex.ExecTaskStreaming(context.Background(), "nope", &ExecOptions{Command: []string{"true"}})
 	if !errors.Is(err, ErrTaskNotFound) {
 		t.Fatalf("unknown task: %v", err)
 	}

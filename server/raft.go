@@ -45,6 +45,9 @@ func (s *Server) setupRaft() error {
 		conf.LeaderLeaseTimeout = 100 * time.Millisecond
 		conf.CommitTimeout = 10 * time.Millisecond
 	}
+	if err := s.cfg.Raft.applyTo(conf, s.cfg.DevMode); err != nil {
+		return err
+	}
 	var (
 		logs   raft.LogStore
 		stable raft.StableStore

@@ -51,6 +51,8 @@ type Config struct {
 	Logger           hclog.Logger
 	// Clock drives heartbeat timers (default: the wall clock).
 	Clock Clock
+	// Raft holds the raft durability knobs (raft_config.go).
+	Raft RaftConfig
 }
 
 // DefaultConfig returns a dev-friendly configuration.

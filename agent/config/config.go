@@ -62,6 +62,12 @@ type ServerConfig struct {
 	BootstrapExpect int
 	NumSchedulers   int
 	HeartbeatGrace  time.Duration
+
+	// Raft durability (Nomad's names; 0 keeps raft's default): see
+	// server.RaftConfig and validate_raft.go.
+	RaftSnapshotThreshold int
+	RaftSnapshotInterval  time.Duration
+	RaftTrailingLogs      int
 }
 
 // ClientConfig is the client block.

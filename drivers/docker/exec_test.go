@@ -1,34 +1,15 @@
 package docker_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/nomadish/nomadish/drivers/base"
+	"github.com/nomadish/nomadish/drivers/drivertest"
 )
-
-// lockedBuf is a bytes.Buffer safe for the driver's copy goroutines.
-type lockedBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuf) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuf) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // dockerExec runs command in task id and returns stdout, stderr, result.
 func dockerExec(t *testing.T, d base.Driver, id string, tty bool, stdin string, command ...string) (string, string, *base.ExitResult) {
@@ -37,15 +18,7 @@ func dockerExec(t *testing.T, d base.Driver, id string, tty bool, stdin string, 
 	if !ok {
 		t.Fatalf("%T is not an ExecStreamer", d)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	var out, errOut lockedBuf
-	res, err := ex.ExecTaskStreaming(ctx, id, &base.ExecOptions{Command: command, Tty: tty,
-		Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errOut})
-	if err != nil {
-		t.Fatalf("exec %v: %v", command, err)
-	}
-	return out.String(), errOut.String(), res
+	return drivertest.Exec(t, ex, id, tty, stdin, command...)
 }
 
 // exec in a running container: output, exit code, stdin, tty, errors.

@@ -23,6 +23,18 @@ const (
 	recordEval  recordType = 5
 )
 
+// persistedTables lists each table Persist writes with its record type.
+// Every table of schema() must be here (TestPersistCoversEveryTable): a
+// table left out would be silently empty after a snapshot restore.
+var persistedTables = []struct {
+	name string
+	t    recordType
+}{
+	{tableIndex, recordIndex}, {tableJobs, recordJob}, {tableNodes, recordNode}, {tableAllocs, recordAlloc},
+	{tableEvals, recordEval}, {tableJobVersions, recordJobVersion}, {tableSchedulerConfig, recordSchedulerConfig},
+	{tableDeployments, recordDeployment},
+}
+
 // Persist writes every object of the snapshot to w as a msgpack stream (for
 // raft snapshots).
 func (s *StateSnapshot) Persist(w io.Writer) error {
@@ -37,10 +49,7 @@ func (s *StateSnapshot) Persist(w io.Writer) error {
 		return nil
 	}
 	txn := s.db.Txn(false)
-	for _, table := range []struct {
-		name string
-		t    recordType
-	}{{tableIndex, recordIndex}, {tableJobs, recordJob}, {tableNodes, recordNode}, {tableAllocs, recordAlloc}, {tableEvals, recordEval}, {tableJobVersions, recordJobVersion}, {tableSchedulerConfig, recordSchedulerConfig}, {tableDeployments, recordDeployment}} {
+	for _, table := range persistedTables {
 		it, err := txn.Get(table.name, "id")
 		if err != nil {
 			return fmt.Errorf("persisting %s: %w", table.name, err)

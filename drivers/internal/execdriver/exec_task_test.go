@@ -1,7 +1,6 @@
 package execdriver
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -9,31 +8,13 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/nomadish/nomadish/drivers/base"
+	"github.com/nomadish/nomadish/drivers/drivertest"
 )
-
-// syncBuf is a bytes.Buffer safe for the driver's writer goroutines.
-type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuf) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // runningTask starts a long-running task on d and returns its config.
 func runningTask(t *testing.T, d *Driver) *base.TaskConfig {
@@ -51,15 +32,7 @@ func runningTask(t *testing.T, d *Driver) *base.TaskConfig {
 // the result.
 func execT(t *testing.T, d *Driver, id string, tty bool, stdin string, command ...string) (string, string, *base.ExitResult) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	var out, errOut syncBuf
-	res, err := d.ExecTaskStreaming(ctx, id, &base.ExecOptions{Command: command, Tty: tty,
-		Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errOut})
-	if err != nil {
-		t.Fatalf("exec %v: %v", command, err)
-	}
-	return out.String(), errOut.String(), res
+	return drivertest.Exec(t, d, id, tty, stdin, command...)
 }
 
 func TestExecTaskOutputExitCodeAndEnv(t *testing.T) {
@@ -107,7 +80,7 @@ func TestExecTaskTTYResize(t *testing.T) {
 	resize := make(chan base.TerminalSize, 1)
 	resize <- base.TerminalSize{Height: 33, Width: 111}
 	stdinR, stdinW := syncPipe()
-	var out syncBuf
+	var out drivertest.SyncBuffer
 	done := make(chan *base.ExitResult, 1)
 	go func() {
 		res, err := d.ExecTaskStreaming(context.Background(), cfg.ID, &base.ExecOptions{
@@ -203,7 +176,7 @@ func TestExecTaskEntersNamespaces(t *testing.T) {
 		"/marker && echo ready && exec sleep 60"
 	cmd := exec.Command("/bin/sh", "-c", script)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWPID | syscall.CLONE_NEWNS}
-	var ready syncBuf
+	var ready drivertest.SyncBuffer
 	cmd.Stdout, cmd.Stderr = &ready, &ready
 	if err := cmd.Start(); err != nil {
 		t.Skipf("cannot create namespaces here: %v", err)
