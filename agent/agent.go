@@ -32,11 +32,11 @@ type Agent struct {
 	logger hclog.Logger
 
 	// Set by New, read-only afterwards.
-	server    *server.Server    // nil when the server is not enabled
-	client    *client.Client    // nil when the client is not enabled
-	rpcClient *rpcclient.Client // nil when a server runs in process
-	rpc       RPCer             // what the HTTP API calls
-	ln        net.Listener      // the HTTP listener
+	server    *server.Server        // nil when the server is not enabled
+	client    *client.Client        // nil when the client is not enabled
+	rpcClient *client.ServerManager // nil when a server runs in process
+	rpc       RPCer                 // what the HTTP API calls
+	ln        net.Listener          // the HTTP listener
 	httpSrv   *http.Server
 	cancelReq context.CancelFunc // ends the requests' contexts (log streams)
 
@@ -114,7 +114,9 @@ func (a *Agent) startParts(o options) error {
 			lazy.set(srv, err)
 		})
 	} else {
-		a.rpcClient = rpcclient.New(serverAddrs(a.cfg.Client.Servers), a.logger)
+		a.rpcClient = client.NewServerManager(serverAddrs(a.cfg.Client.Servers), func(addr string) client.RPCer {
+			return rpcclient.New([]string{addr}, a.logger)
+		}, a.logger)
 		a.rpc = a.rpcClient
 	}
 	if a.cfg.Client.Enabled {

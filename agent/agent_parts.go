@@ -23,6 +23,7 @@ func (a *Agent) serverConfig() *server.Config {
 		Region: c.Region, Datacenter: c.Datacenter, NodeName: c.Name, DataDir: c.DataDir,
 		DevMode: c.DevMode, RPCAddr: c.Addr("rpc"), BootstrapExpect: c.Server.BootstrapExpect,
 		NumSchedulers: c.Server.NumSchedulers, HeartbeatGrace: c.Server.HeartbeatGrace,
+		MinHeartbeatTTL: c.Server.MinHeartbeatTTL, MaxHeartbeatsPerSecond: float64(c.Server.MaxHeartbeatsPerSecond),
 		Logger: a.logger, Raft: raftConfig(c.Server),
 	}
 	if c.DevMode && sc.BootstrapExpect == 0 {

@@ -34,11 +34,17 @@ func (l *fakeLauncher) launch(name string) (pluginmgr.Plugin, func(), error) {
 	return p, p.Kill, nil
 }
 
-func newClient(t *testing.T, srv *clienttest.FakeServer, l *fakeLauncher, dataDir string) *client.Client {
+// newClient starts a client of srv, or of rpc[0] when given (e.g. a
+// ServerManager in front of srv).
+func newClient(t *testing.T, srv *clienttest.FakeServer, l *fakeLauncher, dataDir string, rpc ...client.RPCer) *client.Client {
 	t.Helper()
+	var r client.RPCer = srv
+	if len(rpc) > 0 {
+		r = rpc[0]
+	}
 	c, err := client.New(&client.Config{DataDir: dataDir, NodeName: "n1", Datacenter: "dc1", Version: "0.1.0",
 		PluginConfig: map[string]map[string]any{"mock_driver": {}, "raw_exec": {"enabled": false}},
-		Launcher:     l.launch}, srv)
+		Launcher:     l.launch}, r)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -94,6 +94,7 @@ func (c *Client) register() (time.Duration, error) {
 		return 0, err
 	}
 	c.logger.Info("node registered", "node_id", node.ID, "heartbeat_ttl", resp.HeartbeatTTL)
+	c.learnServers(resp.Servers)
 	return resp.HeartbeatTTL, nil
 }
 
@@ -108,6 +109,7 @@ func (c *Client) heartbeat() (time.Duration, error) {
 	if err := c.rpc.RPC(structs.NodeUpdateStatusRPC, req, &resp); err != nil {
 		return 0, err
 	}
+	c.learnServers(resp.Servers)
 	return resp.HeartbeatTTL, nil
 }
 

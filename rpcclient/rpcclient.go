@@ -1,15 +1,16 @@
-// Package rpcclient calls a nomadish server's RPC endpoints over TCP
-// (net/rpc with the msgpack codec), failing over between servers and
-// rebuilding coded errors. It satisfies the RPCer interface of the client
-// and agent packages.
+// Package rpcclient calls a nomadish server's RPC endpoints over TCP: one
+// yamux session per server (a Pool), a stream per call carrying net/rpc
+// with the msgpack codec, optionally inside TLS; a Client fails over
+// between its servers and rebuilds coded errors. It satisfies the RPCer
+// interface of the client and agent packages.
 package rpcclient
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
-	"net"
-	"net/rpc"
+	"slices"
 	"sync"
 	"time"
 
@@ -18,10 +19,6 @@ import (
 
 	"github.com/nomadish/nomadish/structs"
 )
-
-// rpcNomad is the first byte of an RPC connection (server.RPCNomad; the
-// server's RPC port also carries raft).
-const rpcNomad byte = 0x01
 
 // Sentinel errors.
 var (
@@ -32,94 +29,112 @@ var (
 // DialTimeout bounds connecting to one server.
 const DialTimeout = 5 * time.Second
 
-// Client calls RPCs on one of its servers over a single reused connection
-// (net/rpc multiplexes concurrent calls on it). Safe for concurrent use.
+// Client calls RPCs on one of its servers, sticking to it until a call
+// fails on the connection. Calls run concurrently on separate streams of
+// one yamux session per server. Safe for concurrent use.
 type Client struct {
-	servers []string
 	logger  hclog.Logger
+	pool    *Pool
+	ownPool bool // Close closes pool
 
-	mu     sync.Mutex
-	next   int         // guarded by mu: index of the server to use
-	conn   *rpc.Client // guarded by mu: nil when not connected
-	closed bool        // guarded by mu
+	mu      sync.Mutex
+	servers []string // guarded by mu
+	next    int      // guarded by mu: index of the server to use
+	closed  bool     // guarded by mu
 }
 
-// New returns a client for servers (host:port of their RPC address).
-func New(servers []string, logger hclog.Logger) *Client {
+// Option adjusts New.
+type Option func(*Client)
+
+// WithTLS dials servers with TLS (the RPCTLS byte, then the handshake)
+// using cfg. Ignored when WithPool is given (the pool has its own).
+func WithTLS(cfg *tls.Config) Option {
+	return func(c *Client) {
+		if c.ownPool {
+			c.pool = NewPool(cfg, c.logger)
+		}
+	}
+}
+
+// WithPool makes the client use a shared pool, which Close leaves open.
+func WithPool(p *Pool) Option {
+	return func(c *Client) { c.pool, c.ownPool = p, false }
+}
+
+// New returns a client for servers (host:port of their RPC address). By
+// default it owns a plaintext Pool.
+func New(servers []string, logger hclog.Logger, opts ...Option) *Client {
 	if logger == nil {
 		logger = hclog.NewNullLogger()
 	}
-	return &Client{servers: append([]string(nil), servers...), logger: logger.Named("rpcclient")}
+	c := &Client{servers: slices.Clone(servers), logger: logger.Named("rpcclient"), ownPool: true}
+	c.pool = NewPool(nil, logger)
+	for _, o := range opts {
+		o(c)
+	}
+	return c
+}
+
+// SetServers replaces the server list; the next call starts with the
+// first server of the new list.
+func (c *Client) SetServers(servers []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.servers, c.next = slices.Clone(servers), 0
+}
+
+// Servers returns the current server list.
+func (c *Client) Servers() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.servers)
 }
 
 // RPC calls method with args, filling reply. On a connection failure it
-// reconnects to the next server and retries, trying each server once (plus
-// one more attempt, so a single server is redialed after its connection
-// broke). Errors the
-// endpoint returned come back rebuilt with structs.DecodeRPCError.
+// moves to the next server and retries, trying each server once (plus one
+// more attempt, so a single server is redialed after its connection
+// broke). Errors the endpoint returned come back rebuilt with
+// structs.DecodeRPCError.
 func (c *Client) RPC(method string, args, reply any) error {
-	if len(c.servers) == 0 {
-		return ErrNoServers
-	}
 	var lastErr error
-	for attempt := 0; attempt <= len(c.servers); attempt++ {
-		conn, err := c.connect()
+	for attempt := 0; ; attempt++ {
+		addr, n, err := c.pick()
 		if err != nil {
-			if errors.Is(err, ErrClosed) {
-				return err
-			}
-			lastErr = err
-			continue
-		}
-		err = conn.Call(method, args, reply)
-		var se rpc.ServerError
-		if errors.As(err, &se) {
-			return structs.DecodeRPCError(string(se))
-		}
-		if err == nil {
-			return nil
-		}
-		if !isConnErr(err) {
 			return err
 		}
-		c.logger.Debug("RPC connection failed: trying the next server", "method", method, "error", err)
-		c.drop(conn)
+		if attempt > n {
+			return fmt.Errorf("rpcclient: %s: no server reachable: %w", method, lastErr)
+		}
+		err = c.pool.RPC(addr, method, args, reply)
+		if err == nil || !isConnErr(err) {
+			return err
+		}
+		c.logger.Debug("RPC connection failed: trying the next server", "method", method, "server", addr, "error", err)
+		c.advance(addr)
 		lastErr = err
 	}
-	return fmt.Errorf("rpcclient: %s: no server reachable: %w", method, lastErr)
 }
 
-// isConnErr reports whether err means the connection broke.
-func isConnErr(err error) bool {
-	var ne net.Error
-	return errors.Is(err, rpc.ErrShutdown) || errors.Is(err, io.EOF) ||
-		errors.Is(err, io.ErrUnexpectedEOF) || errors.As(err, &ne)
-}
-
-// connect returns the current connection, dialing the next server if
-// there is none. A failed dial moves on to the following server.
-func (c *Client) connect() (*rpc.Client, error) {
+// pick returns the current server and how many servers there are.
+func (c *Client) pick() (string, int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
-		return nil, ErrClosed
+		return "", 0, ErrClosed
 	}
-	if c.conn != nil {
-		return c.conn, nil
+	if len(c.servers) == 0 {
+		return "", 0, ErrNoServers
 	}
-	addr := c.servers[c.next%len(c.servers)]
-	conn, err := net.DialTimeout("tcp", addr, DialTimeout)
-	if err != nil {
+	return c.servers[c.next%len(c.servers)], len(c.servers), nil
+}
+
+// advance moves past addr if it is still the current server.
+func (c *Client) advance(addr string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.servers) > 0 && c.servers[c.next%len(c.servers)] == addr {
 		c.next++
-		return nil, fmt.Errorf("dialing %s: %w", addr, err)
 	}
-	if _, err := conn.Write([]byte{rpcNomad}); err != nil {
-		conn.Close()
-		c.next++
-		return nil, fmt.Errorf("writing to %s: %w", addr, err)
-	}
-	c.conn = rpc.NewClientWithCodec(NewCodec(conn))
-	return c.conn, nil
 }
 
 // Codec is the msgpack net/rpc codec with a race-free Close: the library's
@@ -139,26 +154,14 @@ func NewCodec(conn io.ReadWriteCloser) *Codec {
 // Close closes the connection.
 func (c *Codec) Close() error { return c.conn.Close() }
 
-// drop closes a broken connection and moves to the next server.
-func (c *Client) drop(conn *rpc.Client) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.conn == conn {
-		c.conn.Close()
-		c.conn = nil
-		c.next++
-	}
-}
-
-// Close closes the connection; later calls fail with ErrClosed.
+// Close closes the client (and its pool unless shared); later calls fail
+// with ErrClosed.
 func (c *Client) Close() error {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	c.closed = true
-	if c.conn != nil {
-		err := c.conn.Close()
-		c.conn = nil
-		return err
+	c.mu.Unlock()
+	if c.ownPool {
+		return c.pool.Close()
 	}
 	return nil
 }

@@ -9,10 +9,10 @@ import (
 	"github.com/nomadish/nomadish/structs"
 )
 
-// maxHeartbeatsPerSecond caps the heartbeat rate the TTLs aim for, as in
-// Nomad: TTLs grow with the node count so the leader sees at most this many
-// heartbeats a second.
-const maxHeartbeatsPerSecond = 50.0
+// DefaultMaxHeartbeatsPerSecond caps the heartbeat rate the TTLs aim for,
+// as in Nomad: TTLs grow with the node count so the leader sees at most
+// this many heartbeats a second (Config.MaxHeartbeatsPerSecond).
+const DefaultMaxHeartbeatsPerSecond = 50.0
 
 // Timer is a pending AfterFunc call; *time.Timer satisfies it. An alias of
 // broker.Timer, so one fake clock (brokertest.FakeClock) serves both.
@@ -41,6 +41,7 @@ type heartbeater struct {
 	clock   Clock
 	minTTL  time.Duration
 	grace   time.Duration
+	perSec  float64 // max heartbeats per second
 	expire  func(nodeID string)
 	stagger func() float64
 
@@ -53,8 +54,13 @@ type heartbeater struct {
 // replaced one.
 type hbTimer struct{ t Timer }
 
-func newHeartbeater(clock Clock, minTTL, grace time.Duration, expire func(string)) *heartbeater {
-	return &heartbeater{clock: clock, minTTL: minTTL, grace: grace, expire: expire,
+// newHeartbeater returns a disabled heartbeater; perSec <= 0 means
+// DefaultMaxHeartbeatsPerSecond.
+func newHeartbeater(clock Clock, minTTL, grace time.Duration, perSec float64, expire func(string)) *heartbeater {
+	if perSec <= 0 {
+		perSec = DefaultMaxHeartbeatsPerSecond
+	}
+	return &heartbeater{clock: clock, minTTL: minTTL, grace: grace, perSec: perSec, expire: expire,
 		stagger: rand.Float64, timers: map[string]*hbTimer{}}
 }
 
@@ -75,7 +81,7 @@ func (h *heartbeater) setEnabled(on bool) {
 // (the timer itself runs TTL + grace). While disabled it returns the TTL
 // without starting a timer.
 func (h *heartbeater) reset(nodeID string, numNodes int) time.Duration {
-	ttl := HeartbeatTTL(numNodes, h.minTTL, maxHeartbeatsPerSecond, h.stagger())
+	ttl := HeartbeatTTL(numNodes, h.minTTL, h.perSec, h.stagger())
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if !h.enabled {

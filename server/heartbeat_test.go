@@ -26,7 +26,7 @@ func TestHeartbeatTTL(t *testing.T) {
 		{0, time.Second, 0.25, 1250 * time.Millisecond},
 	}
 	for _, c := range cases {
-		if got := HeartbeatTTL(c.nodes, c.min, maxHeartbeatsPerSecond, c.stagger); got != c.want {
+		if got := HeartbeatTTL(c.nodes, c.min, DefaultMaxHeartbeatsPerSecond, c.stagger); got != c.want {
 			t.Errorf("HeartbeatTTL(%d, %v, %v) = %v, want %v", c.nodes, c.min, c.stagger, got, c.want)
 		}
 	}
@@ -36,7 +36,7 @@ func TestHeartbeaterTimers(t *testing.T) {
 	clock := brokertest.NewFakeClock()
 	var mu sync.Mutex
 	var expired []string
-	h := newHeartbeater(clock, 10*time.Second, 5*time.Second, func(id string) {
+	h := newHeartbeater(clock, 10*time.Second, 5*time.Second, 0, func(id string) {
 		mu.Lock()
 		expired = append(expired, id)
 		mu.Unlock()

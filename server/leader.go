@@ -44,7 +44,7 @@ func (s *Server) setupLeaderDuties() {
 	s.broker = broker.NewEvalBroker(broker.BrokerConfig{Logger: s.logger})
 	s.blocked = broker.NewBlockedEvals(s.broker, s.logger)
 	s.planner = planapply.New(planapply.Config{State: planState{s}, Commit: planCommitter{s}, Logger: s.logger})
-	s.heartbeats = newHeartbeater(s.cfg.Clock, s.cfg.MinHeartbeatTTL, s.cfg.HeartbeatGrace, s.invalidateHeartbeat)
+	s.heartbeats = newHeartbeater(s.cfg.Clock, s.cfg.MinHeartbeatTTL, s.cfg.HeartbeatGrace, s.cfg.MaxHeartbeatsPerSecond, s.invalidateHeartbeat)
 	s.allocUpdates = newAllocBatcher(s, s.cfg.AllocUpdateBatch)
 	s.fsm.State().SetNotifier(&leaderNotifier{broker: s.broker, blocked: s.blocked})
 }

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -15,13 +16,18 @@ import (
 	"github.com/nomadish/nomadish/rpcclient"
 )
 
-// Port layout: one TCP port (the RPC address) carries both the RPC protocol
-// and raft, told apart by the connection's first byte, like Nomad.
+// Port layout: one TCP port (the RPC address) carries the RPC protocol
+// and raft, told apart by the connection's first byte, like Nomad. The
+// values live in rpcclient (the dialing side); the list is append-only.
 const (
 	// RPCNomad starts a net/rpc connection with the msgpack codec.
-	RPCNomad byte = 0x01
+	RPCNomad = rpcclient.RPCNomad
 	// RPCRaft starts a raft transport connection.
-	RPCRaft byte = 0x02
+	RPCRaft = rpcclient.RPCRaft
+	// RPCMultiplex starts a yamux session; each stream is net/rpc msgpack.
+	RPCMultiplex = rpcclient.RPCMultiplex
+	// RPCTLS starts TLS; the first byte of the protocol follows inside it.
+	RPCTLS = rpcclient.RPCTLS
 )
 
 // ErrUnknownMethod is returned by RPC for a method no endpoint serves.
@@ -109,31 +115,58 @@ func (s *Server) serveListener() {
 }
 
 // handleConn reads the first byte and hands the connection to RPC or raft.
-func (s *Server) handleConn(conn net.Conn) {
-	var b [1]byte
-	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
-	if _, err := io.ReadFull(conn, b[:]); err != nil {
-		s.trackConn(conn, false)
-		conn.Close()
+// RPCTLS wraps the connection in TLS and reads the real first byte inside;
+// a server with RPC TLS refuses every other connection.
+func (s *Server) handleConn(raw net.Conn) {
+	defer s.trackConn(raw, false)
+	conn := raw
+	proto, ok := readProto(conn)
+	if ok && proto == RPCTLS {
+		if conn = s.startTLS(raw); conn != nil {
+			proto, ok = readProto(conn)
+			ok = ok && proto != RPCTLS
+		}
+	} else if ok && s.requireTLS() {
+		s.logger.Warn("refusing plaintext RPC connection: this server requires TLS (tls.rpc = true)",
+			"remote", raw.RemoteAddr(), "byte", proto)
+		ok = false
+	}
+	if !ok || conn == nil {
+		raw.Close()
 		return
 	}
-	conn.SetReadDeadline(time.Time{})
-	switch b[0] {
+	switch proto {
 	case RPCNomad:
-		s.rpcServer.ServeCodec(rpcclient.NewCodec(conn))
-		s.trackConn(conn, false)
+		s.serveCodec(rpcclient.NewCodec(conn))
+	case RPCMultiplex:
+		s.serveMultiplex(conn)
 	case RPCRaft:
-		s.trackConn(conn, false) // raft's transport owns it now
 		if s.raftLayer == nil {
 			conn.Close()
 			return
 		}
-		s.raftLayer.handoff(conn)
+		s.raftLayer.handoff(conn) // raft's transport owns it now
 	default:
-		s.logger.Warn("unknown RPC protocol byte", "byte", b[0], "remote", conn.RemoteAddr())
-		s.trackConn(conn, false)
+		s.logger.Warn("unknown RPC protocol byte", "byte", proto, "remote", raw.RemoteAddr())
 		conn.Close()
 	}
+}
+
+// readProto reads a connection's protocol byte, waiting at most 10 s.
+func readProto(conn net.Conn) (byte, bool) {
+	var b [1]byte
+	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.ReadFull(conn, b[:]); err != nil {
+		return 0, false
+	}
+	conn.SetReadDeadline(time.Time{})
+	return b[0], true
+}
+
+// serveCodec answers the calls of one RPC conversation (an RPCNomad
+// connection or an RPCMultiplex stream) until it closes.
+func (s *Server) serveCodec(codec rpc.ServerCodec) {
+	s.rpcServer.ServeCodec(codec)
 }
 
 // trackConn adds (or removes) an open connection; Shutdown closes them. It
@@ -167,6 +200,7 @@ func (s *Server) closeConns() {
 // with RPCRaft.
 type raftLayer struct {
 	addr      net.Addr
+	tls       *tls.Config // nil: plaintext
 	connCh    chan net.Conn
 	closeCh   chan struct{}
 	closeOnce sync.Once
@@ -174,8 +208,8 @@ type raftLayer struct {
 
 var _ raft.StreamLayer = (*raftLayer)(nil)
 
-func newRaftLayer(addr net.Addr) *raftLayer {
-	return &raftLayer{addr: addr, connCh: make(chan net.Conn), closeCh: make(chan struct{})}
+func newRaftLayer(addr net.Addr, t *RPCTLSConfig) *raftLayer {
+	return &raftLayer{addr: addr, tls: outgoingTLS(t), connCh: make(chan net.Conn), closeCh: make(chan struct{})}
 }
 
 func (l *raftLayer) handoff(c net.Conn) {
@@ -205,15 +239,8 @@ func (l *raftLayer) Close() error {
 // Addr is the advertised address.
 func (l *raftLayer) Addr() net.Addr { return l.addr }
 
-// Dial opens a raft connection to a peer's RPC port.
+// Dial opens a raft connection to a peer's RPC port (inside TLS when the
+// server has RPC TLS).
 func (l *raftLayer) Dial(address raft.ServerAddress, timeout time.Duration) (net.Conn, error) {
-	c, err := net.DialTimeout("tcp", string(address), timeout)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := c.Write([]byte{RPCRaft}); err != nil {
-		c.Close()
-		return nil, err
-	}
-	return c, nil
+	return rpcclient.Dial(string(address), RPCRaft, l.tls, timeout)
 }

@@ -45,6 +45,9 @@ type Config struct {
 	HeartbeatGrace time.Duration
 	// MinHeartbeatTTL is the smallest TTL handed to clients.
 	MinHeartbeatTTL time.Duration
+	// MaxHeartbeatsPerSecond is the heartbeat rate TTLs aim for: they grow
+	// to numNodes/MaxHeartbeatsPerSecond seconds (default 50).
+	MaxHeartbeatsPerSecond float64
 	// AllocUpdateBatch is how long client alloc updates are gathered into
 	// one raft entry (default 10ms).
 	AllocUpdateBatch time.Duration
@@ -61,7 +64,8 @@ func DefaultConfig() *Config {
 		Region: structs.DefaultRegion, Datacenter: "dc1", NodeName: "server",
 		BootstrapExpect: 1, NumSchedulers: runtime.NumCPU(),
 		HeartbeatGrace: 10 * time.Second, MinHeartbeatTTL: structs.MinHeartbeatTTL,
-		AllocUpdateBatch: 10 * time.Millisecond,
+		MaxHeartbeatsPerSecond: DefaultMaxHeartbeatsPerSecond,
+		AllocUpdateBatch:       10 * time.Millisecond,
 	}
 }
 
@@ -85,6 +89,9 @@ func (c *Config) withDefaults() *Config {
 	}
 	if out.MinHeartbeatTTL <= 0 {
 		out.MinHeartbeatTTL = d.MinHeartbeatTTL
+	}
+	if out.MaxHeartbeatsPerSecond <= 0 {
+		out.MaxHeartbeatsPerSecond = d.MaxHeartbeatsPerSecond
 	}
 	if out.AllocUpdateBatch <= 0 {
 		out.AllocUpdateBatch = d.AllocUpdateBatch

@@ -194,7 +194,18 @@ type NodeUpdateResponse struct {
 	NodeModifyIndex uint64
 	LeaderRPCAddr   string
 	NumNodes        int32
+	// Servers are the RPC advertise addresses of every server in the raft
+	// configuration (Nomad's NodeUpdateResponse.Servers); clients merge
+	// them into the servers they fail over between.
+	Servers []*NodeServerInfo
 	QueryMeta
+}
+
+// NodeServerInfo is one server a client may call.
+type NodeServerInfo struct {
+	// RPCAdvertiseAddr is the server's RPC host:port.
+	RPCAdvertiseAddr string
+	Datacenter       string
 }
 
 // NodeSpecificRequest names one node.

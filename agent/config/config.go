@@ -62,6 +62,11 @@ type ServerConfig struct {
 	BootstrapExpect int
 	NumSchedulers   int
 	HeartbeatGrace  time.Duration
+	// MinHeartbeatTTL and MaxHeartbeatsPerSecond shape client heartbeat
+	// TTLs: max(min_heartbeat_ttl, nodes/max_heartbeats_per_second) plus
+	// jitter (0: 10s and 50).
+	MinHeartbeatTTL        time.Duration
+	MaxHeartbeatsPerSecond int
 
 	// Raft durability (Nomad's names; 0 keeps raft's default): see
 	// server.RaftConfig and validate_raft.go.

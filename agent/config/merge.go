@@ -24,6 +24,7 @@ func (c *Config) fields() []field {
 		{"ports.http", &c.Ports.HTTP}, {"ports.rpc", &c.Ports.RPC}, {"ports.serf", &c.Ports.Serf},
 		{"server.enabled", &c.Server.Enabled}, {"server.bootstrap_expect", &c.Server.BootstrapExpect},
 		{"server.num_schedulers", &c.Server.NumSchedulers}, {"server.heartbeat_grace", &c.Server.HeartbeatGrace},
+		{"server.min_heartbeat_ttl", &c.Server.MinHeartbeatTTL}, {"server.max_heartbeats_per_second", &c.Server.MaxHeartbeatsPerSecond},
 		{"server.raft_snapshot_threshold", &c.Server.RaftSnapshotThreshold}, {"server.raft_snapshot_interval", &c.Server.RaftSnapshotInterval}, {"server.raft_trailing_logs", &c.Server.RaftTrailingLogs},
 		{"client.enabled", &c.Client.Enabled}, {"client.servers", &c.Client.Servers},
 		{"client.node_class", &c.Client.NodeClass}, {"client.meta", &c.Client.Meta},

@@ -85,6 +85,12 @@ func (c *Config) validateRoles(bad func(key, format string, args ...any)) {
 	if c.Server.HeartbeatGrace < 0 {
 		bad("server.heartbeat_grace", "can't be negative, got %s", c.Server.HeartbeatGrace)
 	}
+	if c.Server.MinHeartbeatTTL < 0 {
+		bad("server.min_heartbeat_ttl", "can't be negative, got %s", c.Server.MinHeartbeatTTL)
+	}
+	if c.Server.MaxHeartbeatsPerSecond < 0 {
+		bad("server.max_heartbeats_per_second", "can't be negative, got %d", c.Server.MaxHeartbeatsPerSecond)
+	}
 	c.validatePorts(bad)
 	c.validateCores(bad)
 	c.validateRaft(bad)

@@ -15,6 +15,9 @@ import (
 type FakeServer struct {
 	// HeartbeatTTL is returned by Register and UpdateStatus.
 	HeartbeatTTL time.Duration
+	// Servers are returned by Register and UpdateStatus as the servers'
+	// RPC addresses; set before the first call.
+	Servers []string
 
 	mu         sync.Mutex
 	index      uint64
@@ -84,9 +87,19 @@ func (s *FakeServer) register(req *structs.NodeRegisterRequest, resp *structs.No
 	s.nodes[req.Node.ID] = req.Node.Copy()
 	s.registers++
 	resp.HeartbeatTTL = s.HeartbeatTTL
+	resp.Servers = s.serverInfos()
 	resp.NodeModifyIndex = s.bump()
 	resp.Index = s.index
 	return nil
+}
+
+// serverInfos is Servers as reply entries.
+func (s *FakeServer) serverInfos() []*structs.NodeServerInfo {
+	var out []*structs.NodeServerInfo
+	for _, a := range s.Servers {
+		out = append(out, &structs.NodeServerInfo{RPCAdvertiseAddr: a})
+	}
+	return out
 }
 
 func (s *FakeServer) updateStatus(req *structs.NodeUpdateStatusRequest, resp *structs.NodeUpdateResponse) error {
@@ -102,6 +115,7 @@ func (s *FakeServer) updateStatus(req *structs.NodeUpdateStatusRequest, resp *st
 	s.heartbeats++
 	n.Status = req.Status
 	resp.HeartbeatTTL = s.HeartbeatTTL
+	resp.Servers = s.serverInfos()
 	resp.Index = s.index
 	return nil
 }

@@ -1,0 +1,162 @@
+package rpcclient
+
+import (
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net/rpc"
+	"sync"
+
+	"github.com/hashicorp/go-hclog"
+	msgpackrpc "github.com/hashicorp/net-rpc-msgpackrpc/v2"
+	"github.com/hashicorp/yamux"
+
+	"github.com/nomadish/nomadish/structs"
+)
+
+// errDial marks a failed dial (a connection error for failover).
+var errDial = errors.New("rpcclient: dial failed")
+
+// Pool keeps one yamux session per server address and runs each call on
+// its own stream, so a blocking query never holds up other calls. A broken
+// session is dropped and the next call to that address dials again. Safe
+// for concurrent use; share one Pool between the Clients of an agent.
+type Pool struct {
+	tls    *tls.Config // nil: plaintext
+	logger hclog.Logger
+
+	mu       sync.Mutex
+	sessions map[string]*session // guarded by mu
+	closed   bool                // guarded by mu
+}
+
+// session is one address's session; ready is closed once the dial ended
+// (sess or err set).
+type session struct {
+	ready chan struct{}
+	sess  *yamux.Session
+	err   error
+}
+
+// NewPool returns an empty pool dialing with tlsCfg (nil: plaintext).
+func NewPool(tlsCfg *tls.Config, logger hclog.Logger) *Pool {
+	if logger == nil {
+		logger = hclog.NewNullLogger()
+	}
+	return &Pool{tls: tlsCfg, logger: logger.Named("rpcpool"), sessions: map[string]*session{}}
+}
+
+// RPC calls method on the server at addr over a new stream of addr's
+// session. Errors the endpoint returned are rebuilt with
+// structs.DecodeRPCError; a broken connection gives an error for which
+// the caller may try elsewhere (the session is then dropped).
+func (p *Pool) RPC(addr, method string, args, reply any) error {
+	sess, err := p.session(addr)
+	if err != nil {
+		return err
+	}
+	stream, err := sess.OpenStream()
+	if err != nil {
+		p.drop(addr, sess)
+		return fmt.Errorf("opening a stream to %s: %w", addr, err)
+	}
+	codec := NewCodec(stream)
+	err = msgpackrpc.CallWithCodec(codec, method, args, reply)
+	codec.Close()
+	var se rpc.ServerError
+	if errors.As(err, &se) {
+		return structs.DecodeRPCError(string(se))
+	}
+	if err != nil && sess.IsClosed() {
+		p.drop(addr, sess)
+	}
+	return err
+}
+
+// session returns addr's live session, dialing it if needed; concurrent
+// callers share one dial.
+func (p *Pool) session(addr string) (*yamux.Session, error) {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil, ErrClosed
+	}
+	s, ok := p.sessions[addr]
+	if ok {
+		p.mu.Unlock()
+		<-s.ready
+		if s.err == nil && !s.sess.IsClosed() {
+			return s.sess, nil
+		}
+		p.forget(addr, s)
+		if s.err != nil {
+			return nil, s.err
+		}
+		return p.session(addr)
+	}
+	s = &session{ready: make(chan struct{})}
+	p.sessions[addr] = s
+	p.mu.Unlock()
+
+	s.sess, s.err = p.dial(addr)
+	p.mu.Lock()
+	if s.err == nil && p.closed { // Close ran during the dial
+		s.sess.Close()
+		s.sess, s.err = nil, ErrClosed
+	}
+	p.mu.Unlock()
+	close(s.ready)
+	if s.err != nil {
+		p.forget(addr, s)
+		return nil, s.err
+	}
+	return s.sess, nil
+}
+
+func (p *Pool) dial(addr string) (*yamux.Session, error) {
+	conn, err := Dial(addr, RPCMultiplex, p.tls, DialTimeout)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", errDial, err)
+	}
+	sess, err := yamux.Client(conn, YamuxConfig(p.logger))
+	if err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("%w: starting yamux with %s: %w", errDial, addr, err)
+	}
+	p.logger.Debug("connected", "server", addr, "tls", p.tls != nil)
+	return sess, nil
+}
+
+// forget removes s from the table if it is still addr's entry.
+func (p *Pool) forget(addr string, s *session) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.sessions[addr] == s {
+		delete(p.sessions, addr)
+	}
+}
+
+// drop closes sess and forgets it, so the next call to addr redials.
+func (p *Pool) drop(addr string, sess *yamux.Session) {
+	p.mu.Lock()
+	if s := p.sessions[addr]; s != nil && s.sess == sess {
+		delete(p.sessions, addr)
+	}
+	p.mu.Unlock()
+	sess.Close()
+}
+
+// Close closes every session; later calls fail with ErrClosed.
+func (p *Pool) Close() error {
+	p.mu.Lock()
+	sessions := p.sessions
+	p.sessions, p.closed = map[string]*session{}, true
+	p.mu.Unlock()
+	for _, s := range sessions {
+		<-s.ready
+		if s.sess != nil {
+			s.sess.Close()
+		}
+	}
+	return nil
+}
