@@ -37,6 +37,8 @@ type Config struct {
 	// RPCAdvertise is the host:port other servers and clients reach; it
 	// defaults to the listener's address.
 	RPCAdvertise string
+	// TLS, when set, is the RPC port's mutual TLS (rpc_tls.go).
+	TLS *RPCTLSConfig
 	// BootstrapExpect must be 1 outside dev mode (multi-server: issue 6).
 	BootstrapExpect int
 	// NumSchedulers is the number of scheduler workers (default NumCPU).
@@ -226,7 +228,7 @@ func (s *Server) setupListener() error {
 		ln.Close()
 		return fmt.Errorf("%w: rpc advertise address %q is not reachable by peers; set advertise", ErrConfig, s.advertise)
 	}
-	s.raftLayer = newRaftLayer(adv)
+	s.raftLayer = newRaftLayer(adv, s.cfg.TLS)
 	s.wg.Add(1)
 	go s.serveListener()
 	return nil
