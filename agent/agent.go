@@ -13,6 +13,7 @@ import (
 
 	"github.com/nomadish/nomadish/agent/config"
 	"github.com/nomadish/nomadish/client"
+	"github.com/nomadish/nomadish/internal/tlsutil"
 	"github.com/nomadish/nomadish/rpcclient"
 	"github.com/nomadish/nomadish/server"
 	"github.com/nomadish/nomadish/structs"
@@ -38,6 +39,8 @@ type Agent struct {
 	rpc       RPCer                 // what the HTTP API calls
 	ln        net.Listener          // the HTTP listener
 	httpSrv   *http.Server
+	rpcTLS    *tlsutil.RPC       // nil without tls.rpc (agent_tls.go)
+	rpcPool   *rpcclient.Pool    // connections to servers (agent_tls.go)
 	cancelReq context.CancelFunc // ends the requests' contexts (log streams)
 
 	shutdownOnce sync.Once
@@ -86,6 +89,10 @@ func New(cfg *config.Config, logger hclog.Logger, opts ...Option) (*Agent, error
 		return nil, fmt.Errorf("agent: listening for HTTP on %s: %w", cfg.Addr("http"), err)
 	}
 	a.ln = ln
+	if err := a.setupTLS(); err != nil {
+		a.Shutdown()
+		return nil, err
+	}
 	if err := a.startParts(o); err != nil {
 		a.Shutdown()
 		return nil, err
@@ -115,7 +122,7 @@ func (a *Agent) startParts(o options) error {
 		})
 	} else {
 		a.rpcClient = client.NewServerManager(serverAddrs(a.cfg.Client.Servers), func(addr string) client.RPCer {
-			return rpcclient.New([]string{addr}, a.logger)
+			return a.dialServer(addr)
 		}, a.logger)
 		a.rpc = a.rpcClient
 	}
@@ -204,6 +211,9 @@ func (a *Agent) Shutdown() error {
 		}
 		if a.server != nil {
 			errs.Add(a.server.Shutdown())
+		}
+		if a.rpcPool != nil {
+			a.rpcPool.Close()
 		}
 		a.shutdownErr = errs.ErrorOrNil()
 		a.logger.Info("agent stopped")

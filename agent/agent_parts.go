@@ -26,6 +26,7 @@ func (a *Agent) serverConfig() *server.Config {
 		MinHeartbeatTTL: c.Server.MinHeartbeatTTL, MaxHeartbeatsPerSecond: float64(c.Server.MaxHeartbeatsPerSecond),
 		Logger: a.logger, Raft: raftConfig(c.Server),
 	}
+	sc.TLS = a.rpcTLS // agent_tls.go
 	if c.DevMode && sc.BootstrapExpect == 0 {
 		sc.BootstrapExpect = 1
 	}

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
+
+	"github.com/nomadish/nomadish/internal/tlsutil"
 )
 
 // Config is the agent's configuration. Build it with DefaultConfig or
@@ -29,6 +31,7 @@ type Config struct {
 
 	Server ServerConfig
 	Client ClientConfig
+	TLS    tlsutil.Config // the tls block (validate_tls.go)
 
 	// Plugins is the plugin blocks by name: plugin "raw_exec" { config { enabled = true } }.
 	Plugins map[string]*PluginConfig

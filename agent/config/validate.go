@@ -53,6 +53,7 @@ func (c *Config) Validate() error {
 		bad("log_level", "must be one of trace, debug, info, warn, error, off; got %q", c.LogLevel)
 	}
 	c.validateRoles(bad)
+	c.validateTLS(bad)
 	if len(errs) == 0 {
 		return nil
 	}
