@@ -145,6 +145,11 @@ func (s *httpServer) routes() {
 	h("GET /v1/agent/health", s.agentHealth)
 	h("GET /v1/metrics", s.metrics)
 	h("GET /v1/operator/scheduler/configuration", s.schedulerConfigGet)
+	h("GET /v1/operator/raft/configuration", s.raftConfiguration)
+	h("DELETE /v1/operator/raft/peer", s.raftPeerDelete)
+	h("GET /v1/operator/snapshot", s.snapshotSave)
+	h("PUT /v1/operator/snapshot", s.snapshotRestore)
+	h("POST /v1/operator/snapshot", s.snapshotRestore)
 }
 
 // withStatus is a handler result answered with a status other than 200 and

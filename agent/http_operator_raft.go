@@ -1,0 +1,91 @@
+package agent
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"io"
+	"net/http"
+	"strconv"
+
+	"github.com/nomadish/nomadish/structs"
+)
+
+// raftConfiguration serves GET /v1/operator/raft/configuration: Nomad's
+// RaftConfigurationResponse {Servers: [{ID, Node, Address, Leader, Voter,
+// RaftProtocol}], Index}. ?stale answers from this server's view.
+func (s *httpServer) raftConfiguration(w http.ResponseWriter, r *http.Request) (any, error) {
+	q, err := s.parseQuery(r)
+	if err != nil {
+		return nil, err
+	}
+	var reply structs.RaftConfigurationResponse
+	if err := s.RPC.RPC(structs.OperatorRaftGetConfigurationRPC, &structs.GenericRequest{QueryOptions: q}, &reply); err != nil {
+		return nil, err
+	}
+	setIndex(w, reply.Index)
+	return reply, nil
+}
+
+// raftPeerDelete serves DELETE /v1/operator/raft/peer?id=ID or ?address=ADDR
+// (exactly one): removes that server from the raft configuration. Answers
+// 200 with no body, 400 for neither or both, 404 for an unknown peer.
+func (s *httpServer) raftPeerDelete(w http.ResponseWriter, r *http.Request) (any, error) {
+	q := r.URL.Query()
+	args := structs.RaftPeerRequest{ID: q.Get("id"), Address: q.Get("address"), WriteRequest: s.parseWrite(r)}
+	method := structs.OperatorRaftRemovePeerByIDRPC
+	switch {
+	case (args.ID == "") == (args.Address == ""):
+		return nil, badRequest("Must specify either ?id with the server's ID or ?address with IP:port of peer to remove")
+	case args.Address != "":
+		method = structs.OperatorRaftRemovePeerByAddressRPC
+	}
+	var reply structs.GenericResponse
+	if err := s.RPC.RPC(method, &args, &reply); err != nil {
+		return nil, err
+	}
+	setIndex(w, reply.Index)
+	return nil, nil
+}
+
+// snapshotSave serves GET /v1/operator/snapshot: the body is the snapshot
+// archive (gzipped tar of meta.json, state.bin, SHA256SUMS) with
+// X-Nomad-Index and a Digest header (sha-256, base64) that the official
+// client checks.
+func (s *httpServer) snapshotSave(w http.ResponseWriter, r *http.Request) (any, error) {
+	q, err := s.parseQuery(r)
+	if err != nil {
+		return nil, err
+	}
+	var reply structs.SnapshotSaveResponse
+	if err := s.RPC.RPC(structs.OperatorSnapshotSaveRPC, &structs.GenericRequest{QueryOptions: q}, &reply); err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(reply.Archive)
+	w.Header().Set("Content-Type", "application/gzip")
+	w.Header().Set("Digest", "sha-256="+base64.StdEncoding.EncodeToString(sum[:]))
+	w.Header().Set("Content-Length", strconv.Itoa(len(reply.Archive)))
+	setIndex(w, reply.Index)
+	w.WriteHeader(http.StatusOK)
+	if _, err := w.Write(reply.Archive); err != nil {
+		s.Logger.Warn("writing snapshot", "error", err)
+	}
+	return nil, nil
+}
+
+// snapshotRestore serves PUT|POST /v1/operator/snapshot with an archive
+// written by GET /v1/operator/snapshot as the body (at most the API's body
+// limit, 8 MiB compressed): the cluster's state becomes the snapshot's.
+// Answers 200 with X-Nomad-Index; 400 for a bad archive (nothing changes).
+func (s *httpServer) snapshotRestore(w http.ResponseWriter, r *http.Request) (any, error) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return nil, err
+	}
+	args := structs.SnapshotRestoreRequest{Archive: body, WriteRequest: s.parseWrite(r)}
+	var reply structs.SnapshotRestoreResponse
+	if err := s.RPC.RPC(structs.OperatorSnapshotRestoreRPC, &args, &reply); err != nil {
+		return nil, err
+	}
+	setIndex(w, reply.Index)
+	return nil, nil
+}

@@ -1,0 +1,150 @@
+package server
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net"
+	"time"
+
+	"github.com/hashicorp/raft"
+
+	"github.com/nomadish/nomadish/structs"
+)
+
+// snapshotTimeout bounds a snapshot save's barrier and a restore.
+const snapshotTimeout = 2 * time.Minute
+
+// RaftGetConfiguration lists the servers of the latest raft configuration
+// (committed or not), marking the leader. Served by the leader unless the
+// query allows stale (forward.go).
+func (o *operatorEndpoint) RaftGetConfiguration(args *structs.GenericRequest, reply *structs.RaftConfigurationResponse) error {
+	s := o.s
+	f := s.raft.GetConfiguration()
+	if err := f.Error(); err != nil {
+		return fmt.Errorf("reading the raft configuration: %w", err)
+	}
+	_, leaderID := s.raft.LeaderWithID()
+	reply.Index = f.Index()
+	reply.Servers = make([]*structs.RaftServer, 0, len(f.Configuration().Servers))
+	for _, srv := range f.Configuration().Servers {
+		reply.Servers = append(reply.Servers, &structs.RaftServer{
+			ID: string(srv.ID), Node: s.raftNodeName(srv), Address: string(srv.Address),
+			Leader: srv.ID == leaderID && leaderID != "", Voter: srv.Suffrage == raft.Voter, RaftProtocol: "3",
+		})
+	}
+	return nil
+}
+
+// raftNodeName names a raft server: this server by its node name, the
+// others by their address's host.
+func (s *Server) raftNodeName(srv raft.Server) string {
+	if string(srv.ID) == s.serverID {
+		return s.cfg.NodeName
+	}
+	if host, _, err := net.SplitHostPort(string(srv.Address)); err == nil {
+		return host
+	}
+	return string(srv.Address)
+}
+
+// RaftRemovePeerByID removes the raft server with ID args.ID from the
+// configuration (on the leader). An unknown ID is a 404 coded error.
+func (o *operatorEndpoint) RaftRemovePeerByID(args *structs.RaftPeerRequest, reply *structs.GenericResponse) error {
+	return o.removePeer(args, reply, func(srv raft.Server) bool { return args.ID != "" && string(srv.ID) == args.ID },
+		"id", args.ID)
+}
+
+// RaftRemovePeerByAddress removes the raft server at args.Address (its raft
+// host:port). An unknown address is a 404 coded error.
+func (o *operatorEndpoint) RaftRemovePeerByAddress(args *structs.RaftPeerRequest, reply *structs.GenericResponse) error {
+	return o.removePeer(args, reply, func(srv raft.Server) bool { return args.Address != "" && string(srv.Address) == args.Address },
+		"address", args.Address)
+}
+
+func (o *operatorEndpoint) removePeer(args *structs.RaftPeerRequest, reply *structs.GenericResponse, match func(raft.Server) bool, key, val string) error {
+	s := o.s
+	if val == "" {
+		return structs.NewCodedError(structs.ErrCodeBadRequest, "a peer %s is required", key)
+	}
+	if !s.waitForRaftLeader() {
+		return structs.ErrNoLeader
+	}
+	f := s.raft.GetConfiguration()
+	if err := f.Error(); err != nil {
+		return fmt.Errorf("reading the raft configuration: %w", err)
+	}
+	for _, srv := range f.Configuration().Servers {
+		if !match(srv) {
+			continue
+		}
+		rf := s.raft.RemoveServer(srv.ID, f.Index(), 0)
+		if err := rf.Error(); err != nil {
+			if errors.Is(err, raft.ErrNotLeader) || errors.Is(err, raft.ErrLeadershipLost) {
+				return structs.ErrNoLeader
+			}
+			return fmt.Errorf("removing raft peer %s: %w", srv.ID, err)
+		}
+		s.logger.Info("removed raft peer", "id", srv.ID, "address", srv.Address)
+		reply.Index = rf.Index()
+		return nil
+	}
+	return structs.NewCodedError(structs.ErrCodeNotFound, "no raft peer with %s %q", key, val)
+}
+
+// SnapshotSave takes a raft snapshot on the serving server (the leader
+// unless the query allows stale) after a barrier, so it holds every entry
+// committed before the call, and returns it as an archive
+// (snapshot_archive.go).
+func (o *operatorEndpoint) SnapshotSave(args *structs.GenericRequest, reply *structs.SnapshotSaveResponse) error {
+	s := o.s
+	if s.raft.State() == raft.Leader {
+		if err := s.raft.Barrier(snapshotTimeout).Error(); err != nil {
+			return fmt.Errorf("snapshot barrier: %w", err)
+		}
+	}
+	f := s.raft.Snapshot()
+	if err := f.Error(); err != nil {
+		return fmt.Errorf("taking a raft snapshot: %w", err)
+	}
+	meta, rc, err := f.Open()
+	if err != nil {
+		return fmt.Errorf("opening the raft snapshot: %w", err)
+	}
+	defer rc.Close()
+	var buf bytes.Buffer
+	if err := writeSnapshotArchive(&buf, meta, rc); err != nil {
+		return err
+	}
+	reply.Archive, reply.Index = buf.Bytes(), meta.Index
+	return nil
+}
+
+// SnapshotRestore replaces the cluster's state with an archive's through
+// raft's user restore on the leader: the leader's FSM restores it and the
+// followers receive it as an installed snapshot. A bad archive is a 400
+// coded error and changes nothing.
+func (o *operatorEndpoint) SnapshotRestore(args *structs.SnapshotRestoreRequest, reply *structs.SnapshotRestoreResponse) error {
+	s := o.s
+	meta, state, err := readSnapshotArchive(bytes.NewReader(args.Archive))
+	if err != nil {
+		return structs.NewCodedError(structs.ErrCodeBadRequest, "%v", err)
+	}
+	if !s.waitForRaftLeader() {
+		return structs.ErrNoLeader
+	}
+	if err := s.raft.Restore(meta, bytes.NewReader(state), snapshotTimeout); err != nil {
+		if errors.Is(err, raft.ErrNotLeader) || errors.Is(err, raft.ErrLeadershipLost) {
+			return structs.ErrNoLeader
+		}
+		return fmt.Errorf("restoring the snapshot: %w", err)
+	}
+	// Wait for the restore's entries to be applied, so a read that follows
+	// sees the snapshot's state.
+	if err := s.raft.Barrier(snapshotTimeout).Error(); err != nil {
+		return fmt.Errorf("barrier after restore: %w", err)
+	}
+	reply.Index = s.raft.LastIndex()
+	s.logger.Info("restored a snapshot", "snapshot_index", meta.Index, "index", reply.Index)
+	return nil
+}
