@@ -24,6 +24,7 @@ const defaultAddress = "http://127.0.0.1:4646"
 type apiClient struct {
 	addr string
 	hc   *http.Client
+	err  error // set when the TLS files could not be loaded; every request returns it
 }
 
 // APIError is a non-2xx answer; Body is the server's message.
@@ -70,6 +71,9 @@ func blocking(index uint64, wait time.Duration) url.Values {
 // request sends method path?q with body encoded as JSON (if non-nil) and
 // returns the open response of a 2xx answer.
 func (c *apiClient) request(method, path string, q url.Values, body any) (*http.Response, error) {
+	if c.err != nil {
+		return nil, c.err
+	}
 	u := c.addr + path
 	if len(q) > 0 {
 		u += "?" + q.Encode()

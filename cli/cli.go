@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"sort"
 	"strings"
@@ -72,6 +73,8 @@ func commands() []command {
 		{name: "operator snapshot save", synopsis: "Save a snapshot of the cluster state", run: operatorSnapshotSaveCommand},
 		{name: "operator snapshot restore", synopsis: "Restore the cluster state from a snapshot", run: operatorSnapshotRestoreCommand},
 		{name: "status", synopsis: "List jobs (or show one)", run: statusCommand},
+		{name: "tls ca create", synopsis: "Create a certificate authority for agent TLS", run: tlsCACreateCommand},
+		{name: "tls cert create", synopsis: "Create a server, client or CLI certificate signed by the CA", run: tlsCertCreateCommand},
 		{name: "version", synopsis: "Print the nomadish version", run: versionCommand},
 		{name: "plugin", hidden: true, run: pluginCommand},
 	}
@@ -182,6 +185,7 @@ func writeCommandList(w io.Writer, cmds []command) {
 type flags struct {
 	*flag.FlagSet
 	address string
+	tls     tlsFlags // -ca-cert, -client-cert, -client-key (tls.go)
 	usage   string
 }
 
@@ -191,6 +195,7 @@ func (m *Meta) newFlags(name, usage string) *flags {
 	f := &flags{FlagSet: flag.NewFlagSet(name, flag.ContinueOnError), usage: usage}
 	f.SetOutput(io.Discard)
 	f.StringVar(&f.address, "address", "", "address of the agent's HTTP API (env NOMADISH_ADDR)")
+	f.tls.register(f.FlagSet)
 	return f
 }
 
@@ -241,5 +246,7 @@ func (m *Meta) client(f *flags) *apiClient {
 			addr = m.Getenv(env)
 		}
 	}
-	return newAPIClient(addr)
+	c := newAPIClient(addr)
+	c.hc.Transport.(*http.Transport).TLSClientConfig, c.err = f.tls.config(m.Getenv)
+	return c
 }
