@@ -1,0 +1,121 @@
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// serverProc is one server-only agent started by startServerAgent: its
+// config stays on disk so it can be restarted on the same data dir.
+type serverProc struct {
+	*agentProc
+	dir, cfgPath, name string
+	serfAddr           string
+}
+
+// serverAgentConfig is a server-only agent config on 127.0.0.1 (or ip):
+// its own data dir under dir, the given ports, bootstrap_expect and, when
+// join is non-empty, server_join { retry_join = join }.
+func serverAgentConfig(dir, name, ip string, http, rpc, serf, expect int, join []string, extra ...string) string {
+	cfg := fmt.Sprintf("name = %q\ndata_dir = %q\nbind_addr = %q\nlog_level = \"debug\"\nports {\n  http = %d\n  rpc  = %d\n  serf = %d\n}\n",
+		name, filepath.Join(dir, "data"), ip, http, rpc, serf)
+	cfg += fmt.Sprintf("server {\n  enabled = true\n  bootstrap_expect = %d\n", expect)
+	if len(join) > 0 {
+		q := make([]string, len(join))
+		for i, j := range join {
+			q[i] = fmt.Sprintf("%q", j)
+		}
+		cfg += fmt.Sprintf("  server_join {\n    retry_join = [%s]\n  }\n", strings.Join(q, ", "))
+	}
+	cfg += "}\n" + strings.Join(extra, "\n")
+	return cfg
+}
+
+// startServerAgent writes cfg to dir/agent.hcl and starts `agent -config`
+// with it (argv prefix wraps the command, e.g. ip netns exec NAME). The
+// caller stops it (stop or kill).
+func startServerAgent(dir, name, httpAddr, rpcAddr, cfg string, prefix ...string) (*serverProc, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	p := &serverProc{dir: dir, cfgPath: filepath.Join(dir, "agent.hcl"), name: name}
+	if err := os.WriteFile(p.cfgPath, []byte(cfg), 0o644); err != nil {
+		return nil, err
+	}
+	return p, p.start(httpAddr, rpcAddr, prefix...)
+}
+
+// start (re)starts the agent process on its config and data dir, appending
+// to its log.
+func (p *serverProc) start(httpAddr, rpcAddr string, prefix ...string) error {
+	a := &agentProc{addr: "http://" + httpAddr, rpcAddr: rpcAddr, logPath: filepath.Join(p.dir, "agent.log"), done: make(chan struct{})}
+	logf, err := os.OpenFile(a.logPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	argv := append(append([]string{}, prefix...), bin, "agent", "-config", p.cfgPath)
+	a.cmd = exec.Command(argv[0], argv[1:]...)
+	a.cmd.Stdout, a.cmd.Stderr = logf, logf
+	a.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := a.cmd.Start(); err != nil {
+		logf.Close()
+		return err
+	}
+	go func() { _ = a.cmd.Wait(); logf.Close(); close(a.done) }()
+	p.agentProc = a
+	return nil
+}
+
+// kill SIGKILLs the agent's process group and waits for it to exit.
+func (p *serverProc) kill() {
+	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	<-p.done
+}
+
+// leaderOf returns what the agent at addr reports as the raft leader ("" if
+// none or unreachable).
+func leaderOf(addr string) string {
+	var leader string
+	if err := getJSON(addr+"/v1/status/leader", &leader); err != nil {
+		return ""
+	}
+	return leader
+}
+
+// putJob registers a minimal batch job id with meta v through the agent at
+// addr (datacenter "nowhere": nothing is placed) and returns the status code.
+func putJob(hc *http.Client, addr, id, v string) (int, error) {
+	job := map[string]any{"Job": map[string]any{
+		"ID": id, "Name": id, "Type": "batch", "Datacenters": []string{"nowhere"}, "Meta": map[string]string{"v": v},
+		"TaskGroups": []any{map[string]any{"Name": "g", "Count": 1, "Tasks": []any{map[string]any{
+			"Name": "t", "Driver": "raw_exec", "Config": map[string]any{"command": "/bin/true"}}}}},
+	}}
+	buf, _ := json.Marshal(job)
+	req, _ := http.NewRequest(http.MethodPut, addr+"/v1/jobs", bytes.NewReader(buf))
+	resp, err := hc.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	return resp.StatusCode, nil
+}
+
+// waitLeader polls until the agent at addr reports a leader.
+func waitLeader(t *testing.T, addr string, timeout time.Duration) string {
+	t.Helper()
+	var leader string
+	eventually(t, timeout, "a raft leader at "+addr, func() (bool, string) {
+		leader = leaderOf(addr)
+		return leader != "", "no leader"
+	})
+	return leader
+}
