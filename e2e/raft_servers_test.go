@@ -119,3 +119,106 @@ func waitLeader(t *testing.T, addr string, timeout time.Duration) string {
 	})
 	return leader
 }
+
+// startCluster starts n server agents on loopback (bootstrap_expect = n,
+// each retry-joining every serf address) and waits until they agree on a
+// leader and the raft configuration has n voters. Cleanup stops them all.
+func startCluster(t *testing.T, n int) []*serverProc {
+	t.Helper()
+	ports, err := freePorts(3 * n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var join []string
+	for i := range n {
+		join = append(join, fmt.Sprintf("127.0.0.1:%d", ports[3*i+2]))
+	}
+	servers := make([]*serverProc, 0, n)
+	t.Cleanup(func() {
+		for _, p := range servers {
+			if !p.exited() {
+				p.stop()
+			}
+		}
+		if t.Failed() {
+			for _, p := range servers {
+				t.Logf("agent %s log (tail):\n%s", p.name, p.logTail())
+			}
+		}
+	})
+	for i := range n {
+		name := fmt.Sprintf("s%d", i+1)
+		dir := filepath.Join(t.TempDir(), name)
+		h, r, s := ports[3*i], ports[3*i+1], ports[3*i+2]
+		cfg := serverAgentConfig(dir, name, "127.0.0.1", h, r, s, n, join)
+		p, err := startServerAgent(dir, name, fmt.Sprintf("127.0.0.1:%d", h), fmt.Sprintf("127.0.0.1:%d", r), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		servers = append(servers, p)
+	}
+	waitConverged(t, servers, n, 60*time.Second)
+	return servers
+}
+
+// waitConverged polls until every live server reports the same leader and
+// the leader's raft configuration has voters voters.
+func waitConverged(t *testing.T, servers []*serverProc, voters int, timeout time.Duration) string {
+	t.Helper()
+	var leader string
+	eventually(t, timeout, "servers agree on a leader", func() (bool, string) {
+		leader = ""
+		for _, p := range servers {
+			if p.exited() {
+				continue
+			}
+			l := leaderOf(p.addr)
+			if l == "" || (leader != "" && l != leader) {
+				return false, fmt.Sprintf("%s sees leader %q", p.name, l)
+			}
+			leader = l
+		}
+		var conf struct{ Servers []struct{ Voter bool } }
+		if err := getJSON(servers[0].addr+"/v1/operator/raft/configuration?stale", &conf); err != nil || len(conf.Servers) != voters {
+			return false, fmt.Sprintf("raft configuration %+v %v", conf, err)
+		}
+		return true, ""
+	})
+	return leader
+}
+
+// killAndRestartLeader SIGKILLs the current leader, measures the time until
+// another server reports a new leader, restarts the killed agent on its
+// data dir and waits until all servers agree on a leader again.
+func killAndRestartLeader(t *testing.T, servers []*serverProc) time.Duration {
+	t.Helper()
+	old := waitConverged(t, servers, len(servers), 30*time.Second)
+	var victim *serverProc
+	for _, p := range servers {
+		if p.rpcAddr == old {
+			victim = p
+		}
+	}
+	if victim == nil {
+		t.Fatalf("leader %s is none of the servers", old)
+	}
+	start := time.Now()
+	victim.kill()
+	eventually(t, 30*time.Second, "a new leader after killing "+victim.name, func() (bool, string) {
+		for _, p := range servers {
+			if p != victim {
+				if l := leaderOf(p.addr); l != "" && l != old {
+					return true, ""
+				}
+			}
+		}
+		return false, "no new leader"
+	})
+	failover := time.Since(start)
+	if err := victim.start(victim.addr[len("http://"):], victim.rpcAddr); err != nil {
+		t.Fatal(err)
+	}
+	waitConverged(t, servers, len(servers), 60*time.Second)
+	t.Logf("killed leader %s: new leader in %v; restarted, cluster converged", victim.name, failover)
+	return failover
+}
