@@ -153,6 +153,9 @@ func (a *Agent) serveHTTP() {
 	if a.client != nil {
 		deps.Logs = a.client
 	}
+	if a.server != nil {
+		deps.Cluster = a.server // http_cluster.go
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	a.cancelReq = cancel
 	a.httpSrv = &http.Server{

@@ -27,6 +27,9 @@ func (a *Agent) serverConfig() *server.Config {
 		Logger: a.logger, Raft: raftConfig(c.Server),
 	}
 	sc.TLS = a.rpcTLS // agent_tls.go
+	if !c.DevMode {
+		sc.Cluster = clusterConfig(c) // agent_cluster.go
+	}
 	if c.DevMode && sc.BootstrapExpect == 0 {
 		sc.BootstrapExpect = 1
 	}
@@ -134,6 +137,7 @@ func (a *Agent) info() *agentInfo {
 		nomad["leader"] = strconv.FormatBool(a.server.IsLeader())
 		nomad["leader_addr"] = a.server.Leader()
 		nomad["bootstrap"] = strconv.FormatBool(a.cfg.Server.BootstrapExpect <= 1)
+		inf.Stats["raft"] = a.server.RaftStats()
 	}
 	inf.Stats["nomad"] = nomad
 	if a.client != nil {

@@ -51,7 +51,9 @@ type httpDeps struct {
 	Self func() *agentInfo
 	// Region is the agent's region: the default of ?region=.
 	Region string
-	Logger hclog.Logger
+	// Cluster is nil when this agent runs no server (http_cluster.go).
+	Cluster ClusterOps
+	Logger  hclog.Logger
 }
 
 // httpServer routes Nomad's v1 API onto RPCs. It is an http.Handler; its
@@ -142,6 +144,7 @@ func (s *httpServer) routes() {
 
 	h("GET /v1/agent/self", s.agentSelf)
 	h("GET /v1/agent/members", s.agentMembers)
+	s.clusterRoutes(h) // http_cluster.go
 	h("GET /v1/agent/health", s.agentHealth)
 	h("GET /v1/metrics", s.metrics)
 	h("GET /v1/operator/scheduler/configuration", s.schedulerConfigGet)
@@ -218,6 +221,9 @@ func errorStatus(err error) (int, string) {
 		return http.StatusRequestEntityTooLarge, fmt.Sprintf("request body too large: the limit is %d bytes", mbe.Limit)
 	}
 	code, msg := structs.ErrorCode(err)
+	if code == structs.ErrCodeNoLeader {
+		code = http.StatusInternalServerError // as Nomad: 500 "No cluster leader"
+	}
 	if code < 400 || code > 599 {
 		code = http.StatusInternalServerError
 	}

@@ -147,7 +147,7 @@ func TestErrorMapping(t *testing.T) {
 		on(structs.EvalListRPC, func(args, reply any) error { return errors.New("disk on fire") })
 	s := newHTTPServer(httpDeps{RPC: f})
 	wantStatus(t, do(t, s, "GET", "/v1/job/nope", ""), 404, "job not found")
-	wantStatus(t, do(t, s, "GET", "/v1/jobs", ""), 503, "No cluster leader")
+	wantStatus(t, do(t, s, "GET", "/v1/jobs", ""), 500, "No cluster leader")
 	wantStatus(t, do(t, s, "GET", "/v1/evaluations", ""), 500, "disk on fire")
 	wantStatus(t, do(t, s, "PATCH", "/v1/jobs", ""), 405, "")
 	wantStatus(t, do(t, s, "DELETE", "/v1/jobs", ""), 405, "")

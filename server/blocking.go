@@ -58,6 +58,7 @@ func (s *Server) blockingRPC(opts *structs.QueryOptions, meta *structs.QueryMeta
 		}
 		meta.Index = max(index, 1)
 		meta.KnownLeader = s.Leader() != ""
+		meta.LastContact = s.lastContact()
 		if opts.MinQueryIndex == 0 || meta.Index > opts.MinQueryIndex {
 			return nil
 		}

@@ -2,8 +2,6 @@ package server
 
 import (
 	"fmt"
-	"net"
-	"strconv"
 
 	"github.com/nomadish/nomadish/structs"
 )
@@ -31,23 +29,9 @@ func (e *statusEndpoint) Peers(args *structs.GenericRequest, reply *[]string) er
 	return nil
 }
 
-// Members returns the server members (this server only until issue 6).
+// Members returns the servers serf knows (this server alone without
+// gossip); see Server.Members.
 func (e *statusEndpoint) Members(args *structs.GenericRequest, reply *structs.ServerMembersResponse) error {
-	cfg := e.s.cfg
-	host, portStr, err := net.SplitHostPort(e.s.advertise)
-	if err != nil {
-		host = e.s.advertise
-	}
-	port, _ := strconv.Atoi(portStr)
-	status := "alive"
-	reply.ServerName, reply.ServerRegion, reply.ServerDC = cfg.NodeName, cfg.Region, cfg.Datacenter
-	reply.Members = []*structs.ServerMember{{
-		Name: cfg.NodeName + "." + cfg.Region, Addr: host, Port: uint16(port), Status: status,
-		Tags: map[string]string{
-			"role": "nomad", "region": cfg.Region, "dc": cfg.Datacenter, "port": portStr,
-			"bootstrap": "1", "expect": "1", "leader": strconv.FormatBool(e.s.IsLeader()),
-		},
-		ProtocolMin: 1, ProtocolMax: 3, ProtocolCur: 2, DelegateMin: 2, DelegateMax: 5, DelegateCur: 4,
-	}}
+	*reply = *e.s.Members()
 	return nil
 }

@@ -70,12 +70,12 @@ func (s *Server) registerEndpoints() error {
 	return nil
 }
 
-// RPC calls an endpoint in process, without encoding (the agent's HTTP API
-// and a -dev client use it). args and reply are the pointers the endpoint
+// localRPC calls an endpoint in process, without encoding (RPC calls it
+// once it knows this server answers; forward.go). args and reply are the pointers the endpoint
 // gets; errors come back as the endpoint returned them (coded errors keep
 // their identity). Net/rpc's own Server would turn errors into strings, so
 // in-process calls use a method table built from the same endpoints.
-func (s *Server) RPC(method string, args, reply any) error {
+func (s *Server) localRPC(method string, args, reply any) error {
 	m, ok := s.methods[method]
 	if !ok {
 		return fmt.Errorf("%w %q", ErrUnknownMethod, method)
@@ -166,7 +166,7 @@ func readProto(conn net.Conn) (byte, bool) {
 // serveCodec answers the calls of one RPC conversation (an RPCNomad
 // connection or an RPCMultiplex stream) until it closes.
 func (s *Server) serveCodec(codec rpc.ServerCodec) {
-	s.rpcServer.ServeCodec(codec)
+	s.serveRPCCodec(codec) // forward_serve.go: forwards to the leader
 }
 
 // trackConn adds (or removes) an open connection; Shutdown closes them. It

@@ -22,8 +22,7 @@ import (
 
 // Sentinel errors.
 var (
-	ErrMultiServer = errors.New("server: multi-server clusters are not supported yet (issue 6): set bootstrap_expect = 1")
-	ErrConfig      = errors.New("server: invalid config")
+	ErrConfig = errors.New("server: invalid config")
 )
 
 // Config configures a Server. Zero fields take DefaultConfig's values.
@@ -39,8 +38,12 @@ type Config struct {
 	RPCAdvertise string
 	// TLS, when set, is the RPC port's mutual TLS (rpc_tls.go).
 	TLS *RPCTLSConfig
-	// BootstrapExpect must be 1 outside dev mode (multi-server: issue 6).
+	// BootstrapExpect is how many servers must join (over serf) before raft
+	// bootstraps with all of them as voters; 1 bootstraps alone at once.
 	BootstrapExpect int
+	// Cluster holds the serf membership settings (serf.go); without a
+	// SerfAddr the server gossips with no one.
+	Cluster ClusterConfig
 	// NumSchedulers is the number of scheduler workers (default NumCPU).
 	NumSchedulers int
 	// HeartbeatGrace is added to each node's TTL before it is marked down.
@@ -116,11 +119,11 @@ func (c *Config) Validate() error {
 		if c.RPCAddr == "" {
 			return fmt.Errorf("%w: the rpc address is required outside dev mode", ErrConfig)
 		}
-		if c.BootstrapExpect > 1 {
-			return ErrMultiServer
-		}
 		if c.BootstrapExpect < 1 {
-			return fmt.Errorf("%w: bootstrap_expect must be 1 (got %d)", ErrConfig, c.BootstrapExpect)
+			return fmt.Errorf("%w: bootstrap_expect must be at least 1 (got %d)", ErrConfig, c.BootstrapExpect)
+		}
+		if c.BootstrapExpect > 1 && c.Cluster.SerfAddr == "" {
+			return fmt.Errorf("%w: bootstrap_expect = %d needs a serf address to find the other servers", ErrConfig, c.BootstrapExpect)
 		}
 	}
 	return nil
@@ -158,6 +161,11 @@ type Server struct {
 	leaderNotifyCh chan bool
 	leader         leaderState
 
+	// cluster is the serf membership state (serf.go, membership.go).
+	cluster clusterState
+	// peers calls other servers (forward.go); set in NewServer.
+	peers *peerPool
+
 	shutdownMu sync.Mutex
 	shutdown   bool
 	shutdownCh chan struct{}
@@ -174,7 +182,7 @@ func NewServer(cfg *Config) (*Server, error) {
 	s := &Server{
 		cfg: cfg, logger: cfg.Logger.Named("server"), holdTimeout: rpcHoldTimeout,
 		leaderNotifyCh: make(chan bool, 10), shutdownCh: make(chan struct{}),
-		conns: map[net.Conn]struct{}{},
+		conns: map[net.Conn]struct{}{}, peers: newPeerPool(outgoingTLS(cfg.TLS), cfg.Logger),
 	}
 	s.leader.init()
 	var err error
@@ -197,6 +205,10 @@ func NewServer(cfg *Config) (*Server, error) {
 	}
 	s.wg.Add(1)
 	go s.monitorLeadership()
+	if err := s.setupSerf(); err != nil {
+		s.Shutdown()
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -288,6 +300,8 @@ func (s *Server) Shutdown() error {
 	s.shutdownMu.Unlock()
 
 	var errs structs.MultiError
+	errs.Add(s.shutdownSerf())
+	s.peers.close()
 	if s.listener != nil {
 		s.listener.Close()
 	}

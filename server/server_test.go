@@ -64,10 +64,10 @@ func TestDevServerLeaderFast(t *testing.T) {
 	}
 }
 
-func TestConfigRejectsMultiServer(t *testing.T) {
+func TestConfigMultiServerNeedsSerf(t *testing.T) {
 	_, err := NewServer(&Config{DataDir: t.TempDir(), RPCAddr: "127.0.0.1:0", BootstrapExpect: 3})
-	if !errors.Is(err, ErrMultiServer) {
-		t.Fatalf("want ErrMultiServer, got %v", err)
+	if !errors.Is(err, ErrConfig) {
+		t.Fatalf("want ErrConfig without a serf address, got %v", err)
 	}
 	if _, err := NewServer(&Config{RPCAddr: "127.0.0.1:0", BootstrapExpect: 1}); !errors.Is(err, ErrConfig) {
 		t.Fatalf("missing data dir: %v", err)

@@ -65,6 +65,19 @@ type ServerConfig struct {
 	BootstrapExpect int
 	NumSchedulers   int
 	HeartbeatGrace  time.Duration
+
+	// Gossip (serf) and joining, Nomad's keys: server { encrypt,
+	// server_join { start_join retry_join retry_interval retry_max } }
+	// (cluster.go validates them).
+	Encrypt       string
+	StartJoin     []string
+	RetryJoin     []string
+	RetryInterval time.Duration
+	RetryMax      int
+	// autopilot { cleanup_dead_servers, dead_server_grace }: the leader
+	// removes a server serf reports failed for longer than the grace.
+	CleanupDeadServers bool
+	DeadServerGrace    time.Duration
 	// MinHeartbeatTTL and MaxHeartbeatsPerSecond shape client heartbeat
 	// TTLs: max(min_heartbeat_ttl, nodes/max_heartbeats_per_second) plus
 	// jitter (0: 10s and 50).
@@ -131,7 +144,7 @@ func DefaultConfig() *Config {
 		BindAddr:   "0.0.0.0",
 		LogLevel:   "INFO",
 		Ports:      Ports{HTTP: DefaultHTTPPort, RPC: DefaultRPCPort, Serf: DefaultSerfPort},
-		Server:     ServerConfig{BootstrapExpect: 1, NumSchedulers: runtime.NumCPU(), HeartbeatGrace: 10 * time.Second},
+		Server:     ServerConfig{BootstrapExpect: 1, NumSchedulers: runtime.NumCPU(), HeartbeatGrace: 10 * time.Second, CleanupDeadServers: true, DeadServerGrace: time.Minute, RetryInterval: 5 * time.Second},
 		Client:     ClientConfig{Meta: map[string]string{}, SysfsRoot: "/sys"},
 		Plugins:    map[string]*PluginConfig{},
 	}

@@ -18,7 +18,7 @@ import (
 )
 
 // sectionBlocks are the unlabeled blocks whose arguments are "<block>.<name>" keys.
-var sectionBlocks = map[string]bool{"advertise": true, "addresses": true, "ports": true, "server": true, "client": true, "tls": true}
+var sectionBlocks = map[string]bool{"advertise": true, "addresses": true, "ports": true, "server": true, "client": true, "tls": true, "autopilot": true}
 
 // LoadFile reads one HCL agent config file. The result holds only what the
 // file sets (overlay it with DefaultConfig().Merge(f) or DevConfig().Merge(f)).
@@ -99,7 +99,7 @@ func (d *decoder) body(body *hclsyntax.Body, prefix string) {
 			d.body(b.Body, key+".")
 		case key == "client.meta" && len(b.Labels) == 0:
 			d.metaBlock(b, key)
-		case key == "client.reserved" && len(b.Labels) == 0:
+		case (key == "client.reserved" || key == "server.server_join") && len(b.Labels) == 0:
 			d.body(b.Body, key+".")
 		case key == "plugin" && len(b.Labels) == 1:
 			d.plugin(b)

@@ -26,6 +26,10 @@ func (c *Config) fields() []field {
 		{"server.num_schedulers", &c.Server.NumSchedulers}, {"server.heartbeat_grace", &c.Server.HeartbeatGrace},
 		{"server.min_heartbeat_ttl", &c.Server.MinHeartbeatTTL}, {"server.max_heartbeats_per_second", &c.Server.MaxHeartbeatsPerSecond},
 		{"server.raft_snapshot_threshold", &c.Server.RaftSnapshotThreshold}, {"server.raft_snapshot_interval", &c.Server.RaftSnapshotInterval}, {"server.raft_trailing_logs", &c.Server.RaftTrailingLogs},
+		{"server.encrypt", &c.Server.Encrypt}, {"server.server_join.start_join", &c.Server.StartJoin},
+		{"server.server_join.retry_join", &c.Server.RetryJoin}, {"server.server_join.retry_interval", &c.Server.RetryInterval},
+		{"server.server_join.retry_max", &c.Server.RetryMax},
+		{"autopilot.cleanup_dead_servers", &c.Server.CleanupDeadServers}, {"autopilot.dead_server_grace", &c.Server.DeadServerGrace},
 		{"client.enabled", &c.Client.Enabled}, {"client.servers", &c.Client.Servers},
 		{"client.node_class", &c.Client.NodeClass}, {"client.meta", &c.Client.Meta},
 		{"client.state_dir", &c.Client.StateDir}, {"client.alloc_dir", &c.Client.AllocDir},
@@ -82,6 +86,7 @@ func (c *Config) Merge(o *Config) *Config {
 func (c *Config) Copy() *Config {
 	out := *c
 	out.Client.Servers = slices.Clone(c.Client.Servers)
+	out.Server.StartJoin, out.Server.RetryJoin = slices.Clone(c.Server.StartJoin), slices.Clone(c.Server.RetryJoin)
 	out.Client.Meta = maps.Clone(c.Client.Meta)
 	out.Plugins = make(map[string]*PluginConfig, len(c.Plugins))
 	for name, p := range c.Plugins {

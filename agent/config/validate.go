@@ -77,9 +77,8 @@ func (c *Config) validateRoles(bad func(key, format string, args ...any)) {
 	}
 	if c.DevMode && c.Server.Enabled && c.Server.BootstrapExpect > 1 {
 		bad("server.bootstrap_expect", "must be 1 in -dev mode, got %d", c.Server.BootstrapExpect)
-	} else if c.Server.Enabled && c.Server.BootstrapExpect > 1 {
-		bad("server.bootstrap_expect", "multi-server clusters are not supported yet (issue 6), got %d", c.Server.BootstrapExpect)
 	}
+	c.validateCluster(bad)
 	if c.Server.NumSchedulers < 0 {
 		bad("server.num_schedulers", "can't be negative, got %d", c.Server.NumSchedulers)
 	}

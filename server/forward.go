@@ -1,0 +1,149 @@
+package server
+
+import (
+	"crypto/tls"
+	"errors"
+	"net"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/nomadish/nomadish/rpcclient"
+	"github.com/nomadish/nomadish/structs"
+)
+
+// forwardedPrefix marks, on the wire, a call another server forwarded: the
+// receiver answers it itself (or fails with ErrNoLeader at once) and never
+// forwards it again, so leadership disagreements cannot bounce a request
+// between servers.
+const forwardedPrefix = "Fwd."
+
+// forwardPoll is how often a request waiting for a leader looks again.
+const forwardPoll = 10 * time.Millisecond
+
+// rpcKind says where a method is served.
+type rpcKind int
+
+const (
+	kindLocal rpcKind = iota // any server answers (Status.*)
+	kindRead                 // the leader, unless the query allows stale
+	kindWrite                // the leader
+)
+
+// kindOf classifies method from its args: Status.* is local; args embedding
+// QueryOptions are reads; everything else (WriteRequest and the rest) is a
+// write, which is the safe default.
+func kindOf(method string, args any) (rpcKind, bool) {
+	if strings.HasPrefix(method, "Status.") {
+		return kindLocal, false
+	}
+	v := reflect.ValueOf(args)
+	if v.Kind() == reflect.Pointer && !v.IsNil() {
+		v = v.Elem()
+	}
+	if v.Kind() == reflect.Struct {
+		if q := v.FieldByName("QueryOptions"); q.IsValid() && q.Type() == reflect.TypeOf(structs.QueryOptions{}) {
+			return kindRead, q.Interface().(structs.QueryOptions).AllowStale
+		}
+	}
+	return kindWrite, false
+}
+
+// RPC calls an endpoint as any server answers a request: Status.* and stale
+// reads here; writes and consistent reads on the leader, forwarded over the
+// RPC port when this server is a follower. Without a leader it waits up to
+// the hold timeout and then fails with structs.ErrNoLeader (503, "No
+// cluster leader"). args and reply are the pointers the endpoint gets;
+// coded errors keep their identity (rebuilt after a forward). The agent's
+// HTTP API, an in-process client and the TCP RPC listener call it.
+func (s *Server) RPC(method string, args, reply any) error {
+	kind, stale := kindOf(method, args)
+	if kind == kindLocal || stale {
+		return s.localRPC(method, args, reply)
+	}
+	deadline := time.Now().Add(s.holdTimeout)
+	var lastErr error = structs.ErrNoLeader
+	for {
+		if s.IsLeader() {
+			return s.localRPC(method, args, reply)
+		}
+		if leader := s.Leader(); leader != "" && leader != s.advertise {
+			err := s.peers.RPC(leader, forwardedPrefix+method, args, reply)
+			if err == nil || !retryForward(kind, err) {
+				return err
+			}
+			lastErr = err
+		}
+		if !time.Now().Before(deadline) {
+			return lastErr
+		}
+		select {
+		case <-time.After(forwardPoll):
+		case <-s.shutdownCh:
+			return structs.ErrNoLeader
+		}
+	}
+}
+
+// rpcForwarded answers a call another server forwarded: here if this server
+// leads (or the call needs no leader), else ErrNoLeader at once so the
+// sender looks for the leader again.
+func (s *Server) rpcForwarded(method string, args, reply any) error {
+	if kind, stale := kindOf(method, args); kind != kindLocal && !stale && !s.IsLeader() {
+		return structs.ErrNoLeader
+	}
+	return s.localRPC(method, args, reply)
+}
+
+// retryForward reports whether a failed forward may be sent again: always
+// when the receiver had no leader (it did nothing); for reads also after a
+// broken connection; for writes only when the dial failed (nothing was
+// sent, so the write cannot have happened twice).
+func retryForward(kind rpcKind, err error) bool {
+	var ce *structs.CodedError
+	if errors.As(err, &ce) {
+		return ce.Code == structs.ErrCodeNoLeader
+	}
+	if kind == kindRead {
+		return true
+	}
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "dial"
+}
+
+// peerPool calls other servers for forwarding and bootstrap queries over
+// rpcclient's multiplexed connections (one yamux session per server, TLS
+// when the RPC port uses it). Safe for concurrent use.
+type peerPool struct {
+	pool *rpcclient.Pool
+}
+
+func newPeerPool(tlsCfg *tls.Config, logger hclog.Logger) *peerPool {
+	if logger == nil {
+		logger = hclog.NewNullLogger()
+	}
+	return &peerPool{pool: rpcclient.NewPool(tlsCfg, logger.Named("forward"))}
+}
+
+// RPC calls method on the server at addr; coded errors come back rebuilt.
+func (p *peerPool) RPC(addr, method string, args, reply any) error {
+	return p.pool.RPC(addr, method, args, reply)
+}
+
+// close closes the connections; later calls fail.
+func (p *peerPool) close() { p.pool.Close() }
+
+// lastContact is how long ago this server last heard from the leader (0 on
+// the leader itself), for X-Nomad-LastContact on stale reads.
+func (s *Server) lastContact() time.Duration {
+	if s.raft == nil || s.IsLeader() {
+		return 0
+	}
+	t := s.raft.LastContact()
+	if t.IsZero() {
+		return 0
+	}
+	return time.Since(t)
+}
