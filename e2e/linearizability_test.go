@@ -204,7 +204,7 @@ func doRegisterOp(hc *http.Client, addr string, in regInput) (regOutput, bool, e
 // key space through every server's HTTP API while the leader is SIGKILLed
 // and restarted twice; porcupine must find the history linearizable.
 func TestLinearizableAcrossLeaderKills(t *testing.T) {
-	servers := startCluster(t, 3)
+	servers := startRaftCluster(t, 3)
 	keys := []string{"lin-a", "lin-b", "lin-c", "lin-d"}
 	h := &history{start: time.Now()}
 	stop := make(chan struct{})

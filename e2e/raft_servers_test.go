@@ -120,10 +120,10 @@ func waitLeader(t *testing.T, addr string, timeout time.Duration) string {
 	return leader
 }
 
-// startCluster starts n server agents on loopback (bootstrap_expect = n,
+// startRaftCluster starts n server agents on loopback (bootstrap_expect = n,
 // each retry-joining every serf address) and waits until they agree on a
 // leader and the raft configuration has n voters. Cleanup stops them all.
-func startCluster(t *testing.T, n int) []*serverProc {
+func startRaftCluster(t *testing.T, n int) []*serverProc {
 	t.Helper()
 	ports, err := freePorts(3 * n)
 	if err != nil {
