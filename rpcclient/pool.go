@@ -30,12 +30,48 @@ type Pool struct {
 	closed   bool                // guarded by mu
 }
 
+// maxIdleStreams bounds the finished streams a session keeps for reuse.
+const maxIdleStreams = 16
+
 // session is one address's session; ready is closed once the dial ended
 // (sess or err set).
 type session struct {
 	ready chan struct{}
 	sess  *yamux.Session
 	err   error
+
+	mu   sync.Mutex
+	idle []*Codec // guarded by mu: streams with no call in flight
+}
+
+// codec returns an idle stream's codec or one on a new stream.
+func (s *session) codec() (*Codec, error) {
+	s.mu.Lock()
+	if n := len(s.idle); n > 0 {
+		c := s.idle[n-1]
+		s.idle = s.idle[:n-1]
+		s.mu.Unlock()
+		return c, nil
+	}
+	s.mu.Unlock()
+	stream, err := s.sess.OpenStream()
+	if err != nil {
+		return nil, err
+	}
+	return NewCodec(stream), nil
+}
+
+// release keeps c for the next call, or closes it when enough are idle.
+func (s *session) release(c *Codec) {
+	s.mu.Lock()
+	if len(s.idle) < maxIdleStreams {
+		s.idle = append(s.idle, c)
+		c = nil
+	}
+	s.mu.Unlock()
+	if c != nil {
+		c.Close()
+	}
 }
 
 // NewPool returns an empty pool dialing with tlsCfg (nil: plaintext).
@@ -46,36 +82,41 @@ func NewPool(tlsCfg *tls.Config, logger hclog.Logger) *Pool {
 	return &Pool{tls: tlsCfg, logger: logger.Named("rpcpool"), sessions: map[string]*session{}}
 }
 
-// RPC calls method on the server at addr over a new stream of addr's
-// session. Errors the endpoint returned are rebuilt with
-// structs.DecodeRPCError; a broken connection gives an error for which
-// the caller may try elsewhere (the session is then dropped).
+// RPC calls method on the server at addr on a stream of addr's session
+// that no other call uses (an idle one, else a new one), so concurrent and
+// blocking calls never wait for each other. Errors the endpoint returned
+// are rebuilt with structs.DecodeRPCError; a broken connection gives an
+// error for which the caller may try elsewhere (the session is then
+// dropped).
 func (p *Pool) RPC(addr, method string, args, reply any) error {
-	sess, err := p.session(addr)
+	s, err := p.session(addr)
 	if err != nil {
 		return err
 	}
-	stream, err := sess.OpenStream()
+	codec, err := s.codec()
 	if err != nil {
-		p.drop(addr, sess)
+		p.drop(addr, s.sess)
 		return fmt.Errorf("opening a stream to %s: %w", addr, err)
 	}
-	codec := NewCodec(stream)
 	err = msgpackrpc.CallWithCodec(codec, method, args, reply)
-	codec.Close()
 	var se rpc.ServerError
+	if err == nil || errors.As(err, &se) {
+		s.release(codec) // the conversation is in step: reuse the stream
+	} else {
+		codec.Close()
+	}
 	if errors.As(err, &se) {
 		return structs.DecodeRPCError(string(se))
 	}
-	if err != nil && sess.IsClosed() {
-		p.drop(addr, sess)
+	if err != nil && s.sess.IsClosed() {
+		p.drop(addr, s.sess)
 	}
 	return err
 }
 
 // session returns addr's live session, dialing it if needed; concurrent
 // callers share one dial.
-func (p *Pool) session(addr string) (*yamux.Session, error) {
+func (p *Pool) session(addr string) (*session, error) {
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
@@ -86,7 +127,7 @@ func (p *Pool) session(addr string) (*yamux.Session, error) {
 		p.mu.Unlock()
 		<-s.ready
 		if s.err == nil && !s.sess.IsClosed() {
-			return s.sess, nil
+			return s, nil
 		}
 		p.forget(addr, s)
 		if s.err != nil {
@@ -110,7 +151,7 @@ func (p *Pool) session(addr string) (*yamux.Session, error) {
 		p.forget(addr, s)
 		return nil, s.err
 	}
-	return s.sess, nil
+	return s, nil
 }
 
 func (p *Pool) dial(addr string) (*yamux.Session, error) {

@@ -43,7 +43,7 @@ type muxServer struct {
 	open  []net.Conn
 }
 
-func startMux(t *testing.T, addr string) *muxServer {
+func startMux(t testing.TB, addr string) *muxServer {
 	t.Helper()
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -71,6 +71,9 @@ func (m *muxServer) serve() {
 		go func() {
 			var b [1]byte
 			if _, err := io.ReadFull(c, b[:]); err != nil || b[0] != RPCMultiplex {
+				if b[0] == RPCNomad { // the legacy protocol, for the benchmark
+					m.rpc.ServeCodec(NewCodec(c))
+				}
 				c.Close()
 				return
 			}
@@ -223,4 +226,61 @@ func TestPoolClosed(t *testing.T) {
 	if err := p.RPC("127.0.0.1:1", "Test.Echo", &in, &out); !errors.Is(err, ErrClosed) {
 		t.Fatalf("closed pool: %v", err)
 	}
+}
+
+// BenchmarkPoolEcho measures one small call over the pool (a yamux stream
+// per call), serial and with parallel callers.
+func BenchmarkPoolEcho(b *testing.B) {
+	m := startMux(b, "127.0.0.1:0")
+	p := NewPool(nil, nil)
+	defer p.Close()
+	addr := m.ln.Addr().String()
+	b.Run("serial", func(b *testing.B) {
+		for b.Loop() {
+			in, out := "x", ""
+			if err := p.RPC(addr, "Test.Echo", &in, &out); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("parallel", func(b *testing.B) {
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				in, out := "x", ""
+				if err := p.RPC(addr, "Test.Echo", &in, &out); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	})
+}
+
+// BenchmarkLegacyEcho is the same call over one net/rpc connection
+// (RPCNomad), the protocol before the pool, for comparison.
+func BenchmarkLegacyEcho(b *testing.B) {
+	m := startMux(b, "127.0.0.1:0")
+	conn, err := Dial(m.ln.Addr().String(), RPCNomad, nil, DialTimeout)
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := rpc.NewClientWithCodec(NewCodec(conn))
+	defer c.Close()
+	b.Run("serial", func(b *testing.B) {
+		for b.Loop() {
+			in, out := "x", ""
+			if err := c.Call("Test.Echo", &in, &out); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("parallel", func(b *testing.B) {
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				in, out := "x", ""
+				if err := c.Call("Test.Echo", &in, &out); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	})
 }
