@@ -140,7 +140,8 @@ func stopAllocsTxn(txn *memdb.Txn, index uint64, stops []*structs.Allocation, no
 
 // UpdateAllocsFromClient merges client reports (ClientStatus,
 // ClientDescription, TaskStates) into existing allocations at index, and
-// writes evals (nil ok) created with them. Unknown allocations are ignored.
+// writes evals (nil ok) created with them. Unknown allocations are ignored;
+// the client status of one stopped as lost is kept (keepsLost).
 // AllocModifyIndex is left alone: the client already knows these changes.
 func (s *StateStore) UpdateAllocsFromClient(index uint64, allocs []*structs.Allocation, evals []*structs.Evaluation) error {
 	txn := s.db.Txn(true)
@@ -157,8 +158,10 @@ func (s *StateStore) UpdateAllocsFromClient(index uint64, allocs []*structs.Allo
 		old := raw.(*structs.Allocation)
 		cp := *old // shallow: only top-level fields change (TaskStates is replaced whole)
 		a := &cp
-		a.ClientStatus = upd.ClientStatus
-		a.ClientDescription = upd.ClientDescription
+		if !keepsLost(old) {
+			a.ClientStatus = upd.ClientStatus
+			a.ClientDescription = upd.ClientDescription
+		}
 		if upd.TaskStates != nil {
 			a.TaskStates = upd.TaskStates
 		}
@@ -184,6 +187,14 @@ func (s *StateStore) UpdateAllocsFromClient(index uint64, allocs []*structs.Allo
 		return err
 	}
 	return s.commit(txn, index, c)
+}
+
+// keepsLost reports whether a client report may not change old's client
+// status: the server stopped it as lost (its node went down). A client that
+// comes back still reports it running until it has stopped it; the alloc
+// stays lost (and terminal, so counts and capacity do not see it again).
+func keepsLost(old *structs.Allocation) bool {
+	return old.ClientStatus == structs.AllocClientStatusLost && old.DesiredStatus != structs.AllocDesiredStatusRun
 }
 
 // AllocByID returns the allocation or nil.
