@@ -64,10 +64,10 @@ func tlsCACreateCommand(m *Meta, args []string) int {
 		return m.errorf("creating the CA: %v", err)
 	}
 	if err := writeNew(caCertFile, ca.Cert, 0o644); err != nil {
-		return m.errorf("%v", err)
+		return m.errorf("saving: %v", err)
 	}
 	if err := writeNew(caKeyFile, ca.Key, 0o600); err != nil {
-		return m.errorf("%v", err)
+		return m.errorf("saving: %v", err)
 	}
 	fmt.Fprintf(m.Out, "==> CA certificate saved to: %s\n==> CA certificate key saved to: %s\n", caCertFile, caKeyFile)
 	return exitOK
@@ -94,7 +94,7 @@ func tlsCertCreateCommand(m *Meta, args []string) int {
 	}
 	role, err := certRole(*server, *client, *cli)
 	if err != nil {
-		return m.errorf("%v", err)
+		return m.errorf("choosing the certificate's role: %v", err)
 	}
 	req := tlsutil.CertRequest{Role: role, Region: *region, Days: *days, DNS: dns}
 	for _, s := range ips {
@@ -113,10 +113,10 @@ func tlsCertCreateCommand(m *Meta, args []string) int {
 	}
 	base := fmt.Sprintf("%s-%s-nomad", *region, role)
 	if err := writeNew(base+".pem", pair.Cert, 0o644); err != nil {
-		return m.errorf("%v", err)
+		return m.errorf("saving: %v", err)
 	}
 	if err := writeNew(base+"-key.pem", pair.Key, 0o600); err != nil {
-		return m.errorf("%v", err)
+		return m.errorf("saving: %v", err)
 	}
 	names, addrs := req.Names()
 	fmt.Fprintf(m.Out, "==> Using CA file %s and CA key %s\n==> Certificate for %s (IPs %v)\n==> Certificate saved to: %s.pem\n==> Certificate key saved to: %s-key.pem\n",

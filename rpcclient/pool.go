@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"net"
 	"net/rpc"
 	"sync"
 
@@ -38,6 +39,7 @@ const maxIdleStreams = 16
 type session struct {
 	ready chan struct{}
 	sess  *yamux.Session
+	conn  *causeConn // what sess runs on, to tell why it ended
 	err   error
 
 	mu   sync.Mutex
@@ -96,6 +98,9 @@ func (p *Pool) RPC(addr, method string, args, reply any) error {
 	codec, err := s.codec()
 	if err != nil {
 		p.drop(addr, s.sess)
+		if cause := s.conn.cause(); cause != nil {
+			return fmt.Errorf("opening a stream to %s: %w (the connection failed: %w)", addr, err, cause)
+		}
 		return fmt.Errorf("opening a stream to %s: %w", addr, err)
 	}
 	err = msgpackrpc.CallWithCodec(codec, method, args, reply)
@@ -110,6 +115,9 @@ func (p *Pool) RPC(addr, method string, args, reply any) error {
 	}
 	if err != nil && s.sess.IsClosed() {
 		p.drop(addr, s.sess)
+		if cause := s.conn.cause(); cause != nil {
+			err = fmt.Errorf("%w (the connection failed: %w)", err, cause)
+		}
 	}
 	return err
 }
@@ -139,7 +147,7 @@ func (p *Pool) session(addr string) (*session, error) {
 	p.sessions[addr] = s
 	p.mu.Unlock()
 
-	s.sess, s.err = p.dial(addr)
+	s.sess, s.conn, s.err = p.dial(addr)
 	p.mu.Lock()
 	if s.err == nil && p.closed { // Close ran during the dial
 		s.sess.Close()
@@ -154,18 +162,48 @@ func (p *Pool) session(addr string) (*session, error) {
 	return s, nil
 }
 
-func (p *Pool) dial(addr string) (*yamux.Session, error) {
-	conn, err := Dial(addr, RPCMultiplex, p.tls, DialTimeout)
+func (p *Pool) dial(addr string) (*yamux.Session, *causeConn, error) {
+	raw, err := Dial(addr, RPCMultiplex, p.tls, DialTimeout)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", errDial, err)
+		return nil, nil, fmt.Errorf("%w: %w", errDial, err)
 	}
+	conn := &causeConn{Conn: raw}
 	sess, err := yamux.Client(conn, YamuxConfig(p.logger))
 	if err != nil {
 		conn.Close()
-		return nil, fmt.Errorf("%w: starting yamux with %s: %w", errDial, addr, err)
+		return nil, nil, fmt.Errorf("%w: starting yamux with %s: %w", errDial, addr, err)
 	}
 	p.logger.Debug("connected", "server", addr, "tls", p.tls != nil)
-	return sess, nil
+	return sess, conn, nil
+}
+
+// causeConn remembers the first read error of a connection: with TLS 1.3
+// a server refusing the client's certificate says so only on the first
+// read ("remote error: tls: bad certificate"), which yamux's reader gets
+// and does not pass on.
+type causeConn struct {
+	net.Conn
+	mu  sync.Mutex
+	err error // guarded by mu: the first read error
+}
+
+func (c *causeConn) Read(b []byte) (int, error) {
+	n, err := c.Conn.Read(b)
+	if err != nil {
+		c.mu.Lock()
+		if c.err == nil {
+			c.err = err
+		}
+		c.mu.Unlock()
+	}
+	return n, err
+}
+
+// cause returns the first read error (nil if none).
+func (c *causeConn) cause() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
 }
 
 // forget removes s from the table if it is still addr's entry.
