@@ -25,11 +25,11 @@ type clusterServer struct {
 	proc    *agentProc
 }
 
-// startCluster starts n server agents (non-dev, own data dirs, loopback
+// startSerfCluster starts n server agents (non-dev, own data dirs, loopback
 // ports, bootstrap_expect = n) that find each other with retry_join.
 // extra lines go into each server block's file. The servers are stopped
 // when the test ends.
-func startCluster(t *testing.T, n int, extra ...string) []*clusterServer {
+func startSerfCluster(t *testing.T, n int, extra ...string) []*clusterServer {
 	t.Helper()
 	ports, err := freePorts(3 * n)
 	if err != nil {
@@ -191,7 +191,7 @@ func (s *clusterServer) hasJob(id string) bool {
 // follower and catches up to the same raft index. Then a follower killed for
 // good is removed from raft by the dead-server cleanup.
 func TestClusterFailover(t *testing.T) {
-	servers := startCluster(t, 3, "autopilot {\n  dead_server_grace = \"2s\"\n}")
+	servers := startSerfCluster(t, 3, "autopilot {\n  dead_server_grace = \"2s\"\n}")
 	leader := agreedLeader(t, servers, 60*time.Second)
 	eventually(t, 20*time.Second, "three raft peers", func() (bool, string) {
 		var peers []string
