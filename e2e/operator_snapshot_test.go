@@ -64,3 +64,52 @@ func TestOperatorSnapshotRoundTrip(t *testing.T) {
 		t.Fatalf("remove unknown peer: %s", r)
 	}
 }
+
+// Three servers: list-peers through a follower shows all three with one
+// leader; a snapshot saved and restored through followers (forwarded to the
+// leader) reaches every server: each one's own state (stale reads) loses
+// the job registered after the save and keeps the one before.
+func TestClusterOperatorRaftAndSnapshot(t *testing.T) {
+	servers := startRaftCluster(t, 3)
+	leader := waitConverged(t, servers, 3, 30*time.Second)
+	var follower *serverProc
+	for _, p := range servers {
+		if p.rpcAddr != leader {
+			follower = p
+		}
+	}
+	r := nomadishAt(t, follower.addr, "operator", "raft", "list-peers")
+	if r.code != 0 || strings.Count(r.out, "leader") != 1 || strings.Count(r.out, "follower") != 2 {
+		t.Fatalf("list-peers: %s", r)
+	}
+	for _, p := range servers {
+		if !strings.Contains(r.out, p.name+".") || !strings.Contains(r.out, p.rpcAddr) {
+			t.Fatalf("list-peers lacks %s (%s): %s", p.name, p.rpcAddr, r)
+		}
+	}
+	hc := &http.Client{Timeout: 10 * time.Second}
+	if code, err := putJob(hc, follower.addr, "keep", "1"); err != nil || code != 200 {
+		t.Fatalf("register: %d %v", code, err)
+	}
+	snap := filepath.Join(t.TempDir(), "cluster.snap")
+	if r := nomadishAt(t, follower.addr, "operator", "snapshot", "save", snap); r.code != 0 {
+		t.Fatalf("save: %s", r)
+	}
+	if code, err := putJob(hc, follower.addr, "extra", "1"); err != nil || code != 200 {
+		t.Fatalf("register: %d %v", code, err)
+	}
+	if r := nomadishAt(t, follower.addr, "operator", "snapshot", "restore", snap); r.code != 0 {
+		t.Fatalf("restore: %s", r)
+	}
+	for _, p := range servers {
+		eventually(t, 20*time.Second, p.name+" has the snapshot's state", func() (bool, string) {
+			var job map[string]any
+			extra := getJSON(p.addr+"/v1/job/extra?stale", &job) == nil
+			keep := getJSON(p.addr+"/v1/job/keep?stale", &job) == nil
+			return keep && !extra, fmt.Sprintf("keep %v extra %v", keep, extra)
+		})
+	}
+	if code, err := putJob(hc, follower.addr, "after", "1"); err != nil || code != 200 {
+		t.Fatalf("write after restore: %d %v", code, err)
+	}
+}

@@ -25,20 +25,28 @@ func (o *operatorEndpoint) RaftGetConfiguration(args *structs.GenericRequest, re
 		return fmt.Errorf("reading the raft configuration: %w", err)
 	}
 	_, leaderID := s.raft.LeaderWithID()
+	names := map[string]string{}
+	for _, m := range s.serverMembers() {
+		names[m.ID] = m.Name
+	}
 	reply.Index = f.Index()
 	reply.Servers = make([]*structs.RaftServer, 0, len(f.Configuration().Servers))
 	for _, srv := range f.Configuration().Servers {
 		reply.Servers = append(reply.Servers, &structs.RaftServer{
-			ID: string(srv.ID), Node: s.raftNodeName(srv), Address: string(srv.Address),
+			ID: string(srv.ID), Node: s.raftNodeName(srv, names), Address: string(srv.Address),
 			Leader: srv.ID == leaderID && leaderID != "", Voter: srv.Suffrage == raft.Voter, RaftProtocol: "3",
 		})
 	}
 	return nil
 }
 
-// raftNodeName names a raft server: this server by its node name, the
-// others by their address's host.
-func (s *Server) raftNodeName(srv raft.Server) string {
+// raftNodeName names a raft server: by its serf member name (names: raft
+// ID -> name) when gossip knows it, else this server by its node name and
+// the others by their address's host.
+func (s *Server) raftNodeName(srv raft.Server, names map[string]string) string {
+	if name := names[string(srv.ID)]; name != "" {
+		return name
+	}
 	if string(srv.ID) == s.serverID {
 		return s.cfg.NodeName
 	}
