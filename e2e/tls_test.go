@@ -229,3 +229,76 @@ func x509NewPool(pem []byte) *x509.CertPool {
 	p.AppendCertsFromPEM(pem)
 	return p
 }
+
+// TestClusterRPCTLS runs three servers (serf + bootstrap_expect = 3) and a
+// client agent with tls.rpc: raft, forwarding from a follower and the
+// client's RPC all run inside mutual TLS (the servers refuse plaintext, so
+// an election and a forwarded write prove it); killing the leader elects
+// another over TLS and the job is still there.
+func TestClusterRPCTLS(t *testing.T) {
+	pki := t.TempDir()
+	tlsPKI(t, pki)
+	rpcOnly := func(base string) string {
+		return strings.Replace(strings.Replace(tlsBlock(pki, base), "http = true", "http = false", 1),
+			"verify_https_client    = true", "verify_https_client    = false", 1)
+	}
+	servers := startSerfCluster(t, 3, rpcOnly("global-server"))
+	leader := agreedLeader(t, servers, 60*time.Second)
+	var follower *clusterServer
+	var rpcAddrs []string
+	for _, s := range servers {
+		rpcAddrs = append(rpcAddrs, fmt.Sprintf("%q", s.rpc))
+		if s != leader {
+			follower = s
+		}
+	}
+	body := fmt.Sprintf("client {\n  enabled = true\n  servers = [%s]\n}\nplugin \"raw_exec\" {\n  config {\n    enabled = true\n  }\n}\n%s",
+		strings.Join(rpcAddrs, ", "), rpcOnly("global-client"))
+	startConfiguredAgent(t, filepath.Join(t.TempDir(), "tlscluster-client"), body)
+
+	job := writeFile(t, "tlscluster.nomad.hcl", `job "tlscluster" {
+  group "g" {
+    task "t" {
+      driver = "raw_exec"
+      config {
+        command = "/bin/sleep"
+        args    = ["300"]
+      }
+    }
+  }
+}
+`)
+	// Through a follower: the write is forwarded to the leader over TLS.
+	if r := nomadishAt(t, follower.http, "job", "run", "-detach", job); r.code != 0 {
+		t.Fatalf("job run through follower %s: %v", follower.name, r)
+	}
+	eventually(t, 60*time.Second, "tlscluster running on the TLS client", func() (bool, string) {
+		var allocs []struct{ ClientStatus, NodeName string }
+		if err := getJSON(follower.http+"/v1/job/tlscluster/allocations", &allocs); err != nil {
+			return false, err.Error()
+		}
+		return len(allocs) == 1 && allocs[0].ClientStatus == "running", fmt.Sprintf("%+v", allocs)
+	})
+
+	leader.kill()
+	var rest []*clusterServer
+	for _, s := range servers {
+		if s != leader {
+			rest = append(rest, s)
+		}
+	}
+	start := time.Now()
+	newLeader := agreedLeader(t, rest, 30*time.Second)
+	t.Logf("new leader %s over TLS raft after %v", newLeader.name, time.Since(start).Round(time.Millisecond))
+	if !newLeader.hasJob("tlscluster") {
+		t.Fatal("the job is gone after the failover")
+	}
+	for _, s := range servers {
+		if logHas(s.proc, "refusing plaintext RPC connection") || logHas(s.proc, "TLS handshake failed") {
+			t.Errorf("%s refused a connection: something dialed without (valid) TLS", s.name)
+		}
+	}
+	if r := nomadishAt(t, rest[0].http, "job", "stop", "tlscluster"); r.code != 0 {
+		t.Logf("job stop: %v", r)
+	}
+}
