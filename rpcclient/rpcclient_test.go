@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"net/rpc"
 	"testing"
 	"time"
 
@@ -151,5 +152,21 @@ func TestClientRedialsSingleServer(t *testing.T) {
 	defer s2.Shutdown()
 	if err := c.RPC(structs.StatusPeersRPC, &structs.GenericRequest{}, &[]string{}); err != nil {
 		t.Fatalf("after the server restarted: %v", err)
+	}
+}
+
+// TestLegacyProtocolStillServed: a caller of the protocol before the pool
+// (first byte RPCNomad, one net/rpc conversation) is still answered.
+func TestLegacyProtocolStillServed(t *testing.T) {
+	s := startServer(t)
+	conn, err := rpcclient.Dial(s.RPCAddr(), rpcclient.RPCNomad, nil, rpcclient.DialTimeout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := rpc.NewClientWithCodec(rpcclient.NewCodec(conn))
+	defer c.Close()
+	var leader string
+	if err := c.Call(structs.StatusLeaderRPC, &structs.GenericRequest{}, &leader); err != nil || leader == "" {
+		t.Fatalf("Status.Leader over RPCNomad: %q %v", leader, err)
 	}
 }
