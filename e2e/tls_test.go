@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	nomadapi "github.com/hashicorp/nomad/api"
 )
 
 // tlsPKI runs `nomadish tls ca create` and `tls cert create` in dir: a
@@ -176,6 +178,16 @@ func TestMutualTLS(t *testing.T) {
 	})
 	if r := nomadishAt(t, srv.addr, "status"); r.code == 0 {
 		t.Fatalf("CLI without -ca-cert reached the HTTPS agent: %v", r)
+	}
+	// Nomad's own Go client, with its TLS settings, works unchanged.
+	nc, err := nomadapi.NewClient(&nomadapi.Config{Address: srv.addr, TLSConfig: &nomadapi.TLSConfig{
+		CACert: filepath.Join(pki, "nomad-agent-ca.pem"), ClientCert: filepath.Join(pki, "global-cli-nomad.pem"),
+		ClientKey: filepath.Join(pki, "global-cli-nomad-key.pem")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if jobs, _, err := nc.Jobs().List(nil); err != nil || len(jobs) != 1 || jobs[0].ID != "tlsjob" {
+		t.Fatalf("official client over HTTPS: %+v %v", jobs, err)
 	}
 	if r := nomadishAt(t, srv.addr, append([]string{"job", "stop", "-purge"}, append(certFlags, "tlsjob")...)...); r.code != 0 {
 		t.Logf("job stop: %v", r)
