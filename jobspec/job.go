@@ -1,6 +1,8 @@
 package jobspec
 
 import (
+	"time"
+
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 
 	"github.com/nomadish/nomadish/structs"
@@ -54,13 +56,15 @@ func (p *parser) decodeGroup(b *hclsyntax.Block) (*structs.TaskGroup, *reschedul
 	}
 	tg := &structs.TaskGroup{Name: b.Labels[0]}
 	var resched *rescheduleBlock
+	var maxDisconnect time.Duration
 	p.decodeBody(b.Body, bodySpec{
 		where: "group",
-		attrs: map[string]any{"count": &tg.Count, "meta": &tg.Meta},
+		attrs: map[string]any{"count": &tg.Count, "meta": &tg.Meta, "max_client_disconnect": &maxDisconnect},
 		blocks: blockFuncs{
-			"meta":     func(b *hclsyntax.Block) { p.stringMapBlock(b, &tg.Meta) },
-			"affinity": func(b *hclsyntax.Block) { tg.Affinities = appendNonNil(tg.Affinities, p.decodeAffinity(b)) },
-			"spread":   func(b *hclsyntax.Block) { tg.Spreads = appendNonNil(tg.Spreads, p.decodeSpread(b)) },
+			"disconnect": func(b *hclsyntax.Block) { tg.Disconnect = p.decodeDisconnect(b) },
+			"meta":       func(b *hclsyntax.Block) { p.stringMapBlock(b, &tg.Meta) },
+			"affinity":   func(b *hclsyntax.Block) { tg.Affinities = appendNonNil(tg.Affinities, p.decodeAffinity(b)) },
+			"spread":     func(b *hclsyntax.Block) { tg.Spreads = appendNonNil(tg.Spreads, p.decodeSpread(b)) },
 			"restart": func(b *hclsyntax.Block) {
 				tg.RestartPolicy = &structs.RestartPolicy{}
 				p.decodeRestart(b, tg.RestartPolicy)
@@ -84,6 +88,7 @@ func (p *parser) decodeGroup(b *hclsyntax.Block) (*structs.TaskGroup, *reschedul
 		},
 		multi: map[string]bool{"task": true, "affinity": true, "spread": true, "constraint": true},
 	})
+	p.setMaxClientDisconnect(b, tg, maxDisconnect)
 	return tg, resched
 }
 

@@ -8,7 +8,7 @@ var (
 	ignoredBlocks = map[string]map[string]bool{
 		"job": set("consul", "multiregion", "parameterized",
 			"periodic", "ui", "vault"),
-		"group": set("consul", "disconnect",
+		"group": set("consul",
 			"scaling", "service", "vault", "volume"),
 		"task": set("action", "artifact", "consul", "csi_plugin",
 			"dispatch_payload", "identity", "lifecycle", "restart", "scaling", "schedule", "secret",
@@ -17,7 +17,7 @@ var (
 	}
 	ignoredAttrs = map[string]map[string]bool{
 		"job": set("consul_namespace", "consul_token", "vault_namespace", "vault_token"),
-		"group": set("max_client_disconnect", "prevent_reschedule_on_lost", "shutdown_delay",
+		"group": set("prevent_reschedule_on_lost", "shutdown_delay",
 			"stop_after_client_disconnect"),
 		"task":      set("kind", "shutdown_delay"),
 		"resources": set("iops", "secrets"),

@@ -122,6 +122,9 @@ func (s *genericScheduler) attempt() (done bool, err error) {
 	for _, st := range res.Stop {
 		s.plan.AppendStoppedAlloc(st.Alloc, st.Description, st.ClientStatus)
 	}
+	for _, a := range res.Disconnecting {
+		s.plan.AppendUnknownAlloc(a)
+	}
 	s.applyDeployment(&res)
 	s.desc = notRescheduledDesc(res.NotRescheduled)
 	if err := s.createFollowups(res.Followups); err != nil {

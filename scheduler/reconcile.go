@@ -68,6 +68,9 @@ type Result struct {
 	Place  []Placement
 	Stop   []Stop
 	Ignore []*structs.Allocation
+	// Disconnecting are live allocs on a disconnected node, within their
+	// group's disconnect window, to mark unknown (still desired to run).
+	Disconnecting []*structs.Allocation
 	// Followups are the delayed reschedules, earliest first: one follow-up
 	// eval each, for failed allocs that may not be replaced yet.
 	Followups []Followup
@@ -98,7 +101,11 @@ func (r *Result) Fields() []any {
 // what to place, stop and leave alone. It is a pure function of its input.
 //
 // Rules: a stopped or purged job stops every live alloc; allocs of a removed
-// group stop; live allocs on tainted nodes are stopped as lost and replaced;
+// group stop; live allocs on tainted nodes are stopped as lost and replaced,
+// except on a disconnected node within the group's disconnect window
+// (reconcile_disconnect.go): they become unknown and are replaced (or not,
+// per disconnect.replace), and when the node returns the group's reconcile
+// strategy keeps either the original or its replacement;
 // a group over its count stops its highest indexes first; a group under its
 // count places the missing indexes, reusing the indexes of the allocs they
 // replace, then the lowest free ones. A live alloc whose group's tasks
@@ -189,6 +196,8 @@ func (g *groupReconciler) reconcile(allocs []*structs.Allocation) {
 	g.replaced = map[uint]*structs.Allocation{}
 	for _, a := range allocs {
 		switch {
+		case isLive(a) && isTainted(a, g.tainted) && g.disconnected(a, u):
+			// Unknown until its node returns or its window passes.
 		case isLive(a) && isTainted(a, g.tainted):
 			g.res.Stop = append(g.res.Stop, Stop{Alloc: a, Description: allocLost, ClientStatus: structs.AllocClientStatusLost})
 			u.Stop++
@@ -213,6 +222,7 @@ func (g *groupReconciler) reconcile(allocs []*structs.Allocation) {
 			g.markReplaced(a)
 		}
 	}
+	g.stopReconnected(u)
 	g.stopExcess(u)
 	g.updateChanged(u)
 	g.keepLater(u)

@@ -88,6 +88,11 @@ type TaskGroup struct {
 	// Networks is the group's network block: the ports its allocations
 	// hold on their node (network.go).
 	Networks []*NetworkResource
+	// MaxClientDisconnect (Nomad's older field) and Disconnect say how long
+	// allocations on a disconnected node stay unknown before they are lost
+	// (disconnect.go).
+	MaxClientDisconnect *time.Duration
+	Disconnect          *DisconnectStrategy
 }
 
 // Task is one process, container or VM run by a driver.
@@ -282,6 +287,7 @@ func (tg *TaskGroup) validate(errs *MultiError) {
 	validatePreferences(fmt.Sprintf("group %q", tg.Name), tg.Affinities, tg.Spreads, errs)
 	tg.validateUpdate(errs)
 	tg.validateNetworks(errs)
+	tg.validateDisconnect(errs)
 	seen := map[string]bool{}
 	for i, t := range tg.Tasks {
 		if t.Name == "" {

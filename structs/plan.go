@@ -48,6 +48,15 @@ func (p *Plan) AppendStoppedAlloc(a *Allocation, desc, clientStatus string) {
 	p.NodeUpdate[a.NodeID] = append(p.NodeUpdate[a.NodeID], s)
 }
 
+// AppendUnknownAlloc records that alloc, on a disconnected node, is now
+// unknown: its client status becomes unknown and it stays desired to run
+// (the plan applier treats it like a stop that keeps the desired status).
+func (p *Plan) AppendUnknownAlloc(a *Allocation) {
+	s := a.Copy()
+	s.ClientStatus = AllocClientStatusUnknown
+	p.NodeUpdate[a.NodeID] = append(p.NodeUpdate[a.NodeID], s)
+}
+
 // IsNoOp reports whether the plan changes nothing.
 func (p *Plan) IsNoOp() bool {
 	return len(p.NodeUpdate) == 0 && len(p.NodeAllocation) == 0 && len(p.NodePreemptions) == 0 &&
