@@ -154,5 +154,22 @@ func (o *operatorEndpoint) SnapshotRestore(args *structs.SnapshotRestoreRequest,
 	}
 	reply.Index = s.raft.LastIndex()
 	s.logger.Info("restored a snapshot", "snapshot_index", meta.Index, "index", reply.Index)
+	s.reassertLeadership()
 	return nil
+}
+
+// reassertLeadership restarts the leader duties (as Nomad does after a
+// snapshot restore): the broker, blocked evals and heartbeat timers held
+// what the replaced state had, and are rebuilt from the restored one. The
+// request goes to the leadership monitor goroutine, which owns the duties,
+// as a revoke then an establish; if leadership was lost meanwhile, the
+// establish fails its barrier and revokes again.
+func (s *Server) reassertLeadership() {
+	for _, v := range []bool{false, true} {
+		select {
+		case s.leaderNotifyCh <- v:
+		case <-s.shutdownCh:
+			return
+		}
+	}
 }

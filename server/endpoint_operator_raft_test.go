@@ -6,8 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/go-memdb"
 	"github.com/hashicorp/raft"
 
+	"github.com/nomadish/nomadish/server/state"
 	"github.com/nomadish/nomadish/structs"
 )
 
@@ -122,6 +124,12 @@ func TestOperatorSnapshotSaveRestore(t *testing.T) {
 	if j, _ := s.State().JobByID(nil, "default", "after-restore"); j == nil {
 		t.Fatal("write after the restore lost")
 	}
+	// The leader duties run again on the restored state: the new job's
+	// eval is processed (blocked: there is no node).
+	waitState(t, s, "the eval of a job registered after the restore is processed", func(st *state.StateStore, ws memdb.WatchSet) bool {
+		evals, _ := st.EvalsByJob(ws, "default", "after-restore")
+		return len(evals) > 0 && evals[0].Status != structs.EvalStatusPending
+	})
 }
 
 func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }
