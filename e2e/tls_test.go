@@ -192,7 +192,17 @@ func TestMutualTLS(t *testing.T) {
 	if r := nomadishAt(t, srv.addr, append([]string{"job", "stop", "-purge"}, append(certFlags, "tlsjob")...)...); r.code != 0 {
 		t.Logf("job stop: %v", r)
 	}
+	checkRefusals(t, srv, hc)
+	if bad.exited() || plain.exited() {
+		t.Logf("a refused client exited (fine): other=%v plain=%v", bad.exited(), plain.exited())
+	}
+}
 
+// checkRefusals checks that plain HTTP to the HTTPS port fails and that the
+// server refused the region-other and plaintext clients (its log says why,
+// their nodes never registered).
+func checkRefusals(t *testing.T, srv *agentProc, hc *http.Client) {
+	t.Helper()
 	// Plain HTTP to the HTTPS port is refused.
 	if resp, err := http.Get(strings.Replace(srv.addr, "https://", "http://", 1) + "/v1/status/leader"); err == nil {
 		resp.Body.Close()
@@ -216,9 +226,6 @@ func TestMutualTLS(t *testing.T) {
 		if n.Name == "otherregion" || n.Name == "plaintext" {
 			t.Fatalf("refused client %s registered: %+v", n.Name, nodes)
 		}
-	}
-	if bad.exited() || plain.exited() {
-		t.Logf("a refused client exited (fine): other=%v plain=%v", bad.exited(), plain.exited())
 	}
 }
 
