@@ -2,6 +2,7 @@ package rpcclient_test
 
 import (
 	"context"
+	"crypto/tls"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,7 +19,7 @@ import (
 
 // tlsFiles writes a CA and a cert for role in region; it returns the tls
 // block using them.
-func tlsFiles(t *testing.T, dir string, ca *tlsutil.PEMPair, role tlsutil.Role, region string) *tlsutil.Config {
+func tlsFiles(t testing.TB, dir string, ca *tlsutil.PEMPair, role tlsutil.Role, region string) *tlsutil.Config {
 	t.Helper()
 	pair, err := tlsutil.GenerateCert(tlsutil.CertRequest{Role: role, Region: region, CA: ca})
 	if err != nil {
@@ -78,5 +79,47 @@ func TestServerRPCOverMutualTLS(t *testing.T) {
 	// The caller learns why (TLS 1.3 reports the refusal on the first read).
 	if !strings.Contains(err.Error(), "tls: bad certificate") {
 		t.Errorf("refusal does not say why: %v", err)
+	}
+}
+
+// BenchmarkServerCall measures Status.Leader against a real server over
+// the pool, in plaintext and inside mutual TLS.
+func BenchmarkServerCall(b *testing.B) {
+	dir := b.TempDir()
+	ca, err := tlsutil.GenerateCA("", 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	srvTLS, _ := tlsutil.NewRPC(tlsFiles(b, dir, ca, tlsutil.RoleServer, "global"), "global")
+	cliTLS, _ := tlsutil.NewRPC(tlsFiles(b, dir, ca, tlsutil.RoleClient, "global"), "global")
+	for _, bc := range []struct {
+		name string
+		cli  *tls.Config
+		tls  *tlsutil.RPC
+	}{{name: "plain"}, {name: "tls", tls: srvTLS, cli: cliTLS.Outgoing}} {
+		b.Run(bc.name, func(b *testing.B) {
+			s, err := server.NewServer(&server.Config{DevMode: true, RPCAddr: "127.0.0.1:0", NumSchedulers: 1,
+				Logger: hclog.NewNullLogger(), TLS: bc.tls})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Shutdown()
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			if err := s.WaitForLeader(ctx); err != nil {
+				b.Fatal(err)
+			}
+			c := rpcclient.New([]string{s.RPCAddr()}, nil, rpcclient.WithTLS(bc.cli))
+			defer c.Close()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					var leader string
+					if err := c.RPC(structs.StatusLeaderRPC, &structs.GenericRequest{}, &leader); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+		})
 	}
 }
