@@ -22,13 +22,16 @@ type serverProc struct {
 	serfAddr           string
 }
 
-// serverAgentConfig is a server-only agent config on 127.0.0.1 (or ip):
-// its own data dir under dir, the given ports, bootstrap_expect and, when
-// join is non-empty, server_join { retry_join = join }.
-func serverAgentConfig(dir, name, ip string, http, rpc, serf, expect int, join []string, extra ...string) string {
+// serverAgentConfig is a server-only agent config on ip: its own data dir
+// under dir, the given ports, bootstrap_expect, serverLines inside the
+// server block and, when join is non-empty, server_join { retry_join = join }.
+func serverAgentConfig(dir, name, ip string, http, rpc, serf, expect int, join []string, serverLines ...string) string {
 	cfg := fmt.Sprintf("name = %q\ndata_dir = %q\nbind_addr = %q\nlog_level = \"debug\"\nports {\n  http = %d\n  rpc  = %d\n  serf = %d\n}\n",
 		name, filepath.Join(dir, "data"), ip, http, rpc, serf)
 	cfg += fmt.Sprintf("server {\n  enabled = true\n  bootstrap_expect = %d\n", expect)
+	for _, l := range serverLines {
+		cfg += "  " + l + "\n"
+	}
 	if len(join) > 0 {
 		q := make([]string, len(join))
 		for i, j := range join {
@@ -36,8 +39,7 @@ func serverAgentConfig(dir, name, ip string, http, rpc, serf, expect int, join [
 		}
 		cfg += fmt.Sprintf("  server_join {\n    retry_join = [%s]\n  }\n", strings.Join(q, ", "))
 	}
-	cfg += "}\n" + strings.Join(extra, "\n")
-	return cfg
+	return cfg + "}\n"
 }
 
 // startServerAgent writes cfg to dir/agent.hcl and starts `agent -config`
@@ -121,9 +123,10 @@ func waitLeader(t *testing.T, addr string, timeout time.Duration) string {
 }
 
 // startRaftCluster starts n server agents on loopback (bootstrap_expect = n,
-// each retry-joining every serf address) and waits until they agree on a
-// leader and the raft configuration has n voters. Cleanup stops them all.
-func startRaftCluster(t *testing.T, n int) []*serverProc {
+// each retry-joining every serf address, serverLines in each server block)
+// and waits until they agree on a leader and the raft configuration has n
+// voters. Cleanup stops them all.
+func startRaftCluster(t *testing.T, n int, serverLines ...string) []*serverProc {
 	t.Helper()
 	ports, err := freePorts(3 * n)
 	if err != nil {
@@ -150,7 +153,7 @@ func startRaftCluster(t *testing.T, n int) []*serverProc {
 		name := fmt.Sprintf("s%d", i+1)
 		dir := filepath.Join(t.TempDir(), name)
 		h, r, s := ports[3*i], ports[3*i+1], ports[3*i+2]
-		cfg := serverAgentConfig(dir, name, "127.0.0.1", h, r, s, n, join)
+		cfg := serverAgentConfig(dir, name, "127.0.0.1", h, r, s, n, join, serverLines...)
 		p, err := startServerAgent(dir, name, fmt.Sprintf("127.0.0.1:%d", h), fmt.Sprintf("127.0.0.1:%d", r), cfg)
 		if err != nil {
 			t.Fatal(err)
