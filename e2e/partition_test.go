@@ -102,37 +102,7 @@ func TestPartitionedLeaderRefusesWrites(t *testing.T) {
 	}
 	lab := newNetLab(t)
 	const n = 3
-	ips, nss := make([]string, n), make([]string, n)
-	var join []string
-	for i := range n {
-		nss[i], ips[i] = lab.addServer(i + 1)
-		join = append(join, ips[i]+":4648")
-	}
-	servers := make([]*serverProc, n)
-	t.Cleanup(func() { // registered after the lab's: runs first, before the namespaces go
-		for _, p := range servers {
-			if p != nil && !p.exited() {
-				p.kill()
-			}
-		}
-		if t.Failed() {
-			for _, p := range servers {
-				if p != nil {
-					t.Logf("agent %s log (tail):\n%s", p.name, p.logTail())
-				}
-			}
-		}
-	})
-	for i := range n {
-		name := fmt.Sprintf("p%d", i+1)
-		dir := filepath.Join(t.TempDir(), name)
-		cfg := serverAgentConfig(dir, name, ips[i], 4646, 4647, 4648, n, join)
-		p, err := startServerAgent(dir, name, ips[i]+":4646", ips[i]+":4647", cfg, "ip", "netns", "exec", nss[i])
-		if err != nil {
-			t.Fatal(err)
-		}
-		servers[i] = p
-	}
+	servers, nss, ips := startNetnsCluster(t, lab, n)
 	leader := waitConverged(t, servers, n, 60*time.Second)
 	li := -1
 	for i, p := range servers {
@@ -192,31 +162,83 @@ func TestPartitionedLeaderRefusesWrites(t *testing.T) {
 	}
 
 	lab.heal(nss[li])
+	checkHealed(t, servers, []string{"part-before", "part-majority-1", "part-majority-2"}, []string{"part-minority", "part-minority-2"})
+}
+
+// checkHealed waits until every server is at the same raft applied index,
+// then checks each one's own state (stale reads) has every job of want and
+// none of refused.
+func checkHealed(t *testing.T, servers []*serverProc, want, refused []string) {
+	t.Helper()
 	healed := time.Now()
 	var last string
 	eventually(t, 60*time.Second, "every server at the same applied index", func() (bool, string) {
-		idx := make([]string, n)
+		idx := make([]string, len(servers))
 		for i, p := range servers {
 			idx[i] = raftStatOf(p.addr, "applied_index")
 		}
 		last = strings.Join(idx, " ")
-		return idx[0] != "" && idx[0] == idx[1] && idx[1] == idx[2], last
+		for _, x := range idx {
+			if x == "" || x != idx[0] {
+				return false, last
+			}
+		}
+		return true, last
 	})
 	t.Logf("converged on applied index %s %v after healing", last, time.Since(healed))
 	for _, p := range servers {
-		for _, id := range []string{"part-before", "part-majority-1", "part-majority-2"} {
+		for _, id := range want {
 			var job map[string]any
 			if err := getJSON(p.addr+"/v1/job/"+id+"?stale", &job); err != nil {
 				t.Errorf("%s: job %s: %v", p.name, id, err)
 			}
 		}
-		for _, id := range []string{"part-minority", "part-minority-2"} {
+		for _, id := range refused {
 			var job map[string]any
 			if err := getJSON(p.addr+"/v1/job/"+id+"?stale", &job); err == nil {
 				t.Errorf("%s: refused write %s is in the state", p.name, id)
 			}
 		}
 	}
+}
+
+// startNetnsCluster starts n server agents, agent i in its own namespace of
+// lab at 10.77.0.(10+i) (same ports everywhere: each namespace has its
+// own), and registers their SIGKILL (before the namespaces are deleted).
+func startNetnsCluster(t *testing.T, lab *netLab, n int) (servers []*serverProc, nss, ips []string) {
+	t.Helper()
+	ips, nss = make([]string, n), make([]string, n)
+	var join []string
+	for i := range n {
+		nss[i], ips[i] = lab.addServer(i + 1)
+		join = append(join, ips[i]+":4648")
+	}
+	servers = make([]*serverProc, n)
+	t.Cleanup(func() { // registered after the lab's: runs first, before the namespaces go
+		for _, p := range servers {
+			if p != nil && !p.exited() {
+				p.kill()
+			}
+		}
+		if t.Failed() {
+			for _, p := range servers {
+				if p != nil {
+					t.Logf("agent %s log (tail):\n%s", p.name, p.logTail())
+				}
+			}
+		}
+	})
+	for i := range n {
+		name := fmt.Sprintf("p%d", i+1)
+		dir := filepath.Join(t.TempDir(), name)
+		cfg := serverAgentConfig(dir, name, ips[i], 4646, 4647, 4648, n, join)
+		p, err := startServerAgent(dir, name, ips[i]+":4646", ips[i]+":4647", cfg, "ip", "netns", "exec", nss[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		servers[i] = p
+	}
+	return servers, nss, ips
 }
 
 // putJobBody registers a job and returns the status and body (0 and the
