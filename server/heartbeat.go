@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/nomadish/nomadish/server/broker"
-	"github.com/nomadish/nomadish/structs"
 )
 
 // DefaultMaxHeartbeatsPerSecond caps the heartbeat rate the TTLs aim for,
@@ -110,6 +109,23 @@ func (h *heartbeater) fire(nodeID string, t *hbTimer) {
 	h.expire(nodeID)
 }
 
+// arm (re)starts nodeID's timer to fire after exactly d (no TTL, no
+// grace): the end of a disconnected node's window. Does nothing while
+// disabled.
+func (h *heartbeater) arm(nodeID string, d time.Duration) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.enabled {
+		return
+	}
+	if old, ok := h.timers[nodeID]; ok {
+		old.t.Stop()
+	}
+	ht := &hbTimer{}
+	ht.t = h.clock.AfterFunc(d, func() { h.fire(nodeID, ht) })
+	h.timers[nodeID] = ht
+}
+
 // remove stops nodeID's timer.
 func (h *heartbeater) remove(nodeID string) {
 	h.mu.Lock()
@@ -125,19 +141,4 @@ func (h *heartbeater) tracked() int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return len(h.timers)
-}
-
-// invalidateHeartbeat marks a node that missed its TTL down and asks the
-// schedulers to replace its allocations.
-func (s *Server) invalidateHeartbeat(nodeID string) {
-	s.logger.Warn("node missed its heartbeat TTL: marking it down", "node", nodeID)
-	req := &structs.NodeUpdateStatusRequest{NodeID: nodeID, Status: structs.NodeStatusDown, UpdatedAt: s.cfg.Clock.Now().UnixNano()}
-	index, _, err := s.raftApply(structs.NodeUpdateStatusRequestType, req)
-	if err != nil {
-		s.logger.Error("marking node down", "node", nodeID, "error", err)
-		return
-	}
-	if _, _, err := s.createNodeEvals(nodeID, index); err != nil {
-		s.logger.Error("creating evals for down node", "node", nodeID, "error", err)
-	}
 }

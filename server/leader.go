@@ -128,6 +128,7 @@ func (s *Server) establishLeadership() error {
 		w := worker.New(worker.Config{
 			Broker: s.broker, Plans: s.planner, State: stateWaiter{s}, Evals: evalWriter{s},
 			Schedulers: schedulerTypes, Logger: s.logger, // Blocked: nil: leaderNotifier re-blocks upserted blocked evals
+			Now: s.cfg.Clock.Now, // the clock node status times come from (disconnect windows)
 		})
 		run(w.Run)
 	}
