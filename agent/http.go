@@ -151,8 +151,8 @@ func (s *httpServer) routes() {
 	h("GET /v1/operator/raft/configuration", s.raftConfiguration)
 	h("DELETE /v1/operator/raft/peer", s.raftPeerDelete)
 	h("GET /v1/operator/snapshot", s.snapshotSave)
-	h("PUT /v1/operator/snapshot", s.snapshotRestore)
-	h("POST /v1/operator/snapshot", s.snapshotRestore)
+	s.mux.HandleFunc("PUT /v1/operator/snapshot", withSnapshotBody(s.wrap(s.snapshotRestore)))
+	s.mux.HandleFunc("POST /v1/operator/snapshot", withSnapshotBody(s.wrap(s.snapshotRestore)))
 }
 
 // withStatus is a handler result answered with a status other than 200 and

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"io"
@@ -72,12 +73,34 @@ func (s *httpServer) snapshotSave(w http.ResponseWriter, r *http.Request) (any, 
 	return nil, nil
 }
 
+// maxSnapshotBytes caps a snapshot restore's body (compressed archive);
+// other requests keep maxBodyBytes.
+const maxSnapshotBytes = 512 << 20
+
+// snapshotBodyKey is the request context key under which withSnapshotBody
+// keeps the request body before wrap caps it at maxBodyBytes.
+type snapshotBodyKey struct{}
+
+// withSnapshotBody lets snapshotRestore read a body up to maxSnapshotBytes:
+// it stashes the original body, capped at that size, in the request context.
+// Registered around wrap for the restore routes only.
+func withSnapshotBody(next http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		body := http.MaxBytesReader(w, r.Body, maxSnapshotBytes)
+		next(w, r.WithContext(context.WithValue(r.Context(), snapshotBodyKey{}, body)))
+	}
+}
+
 // snapshotRestore serves PUT|POST /v1/operator/snapshot with an archive
-// written by GET /v1/operator/snapshot as the body (at most the API's body
-// limit, 8 MiB compressed): the cluster's state becomes the snapshot's.
-// Answers 200 with X-Nomad-Index; 400 for a bad archive (nothing changes).
+// written by GET /v1/operator/snapshot as the body (at most 512 MiB): the
+// cluster's state becomes the snapshot's. Answers 200 with X-Nomad-Index;
+// 400 for a bad archive (nothing changes), 413 for a larger body.
 func (s *httpServer) snapshotRestore(w http.ResponseWriter, r *http.Request) (any, error) {
-	body, err := io.ReadAll(r.Body)
+	src := io.Reader(r.Body)
+	if b, ok := r.Context().Value(snapshotBodyKey{}).(io.Reader); ok {
+		src = b
+	}
+	body, err := io.ReadAll(src)
 	if err != nil {
 		return nil, err
 	}
