@@ -34,13 +34,17 @@ func nextBackoff(d time.Duration) time.Duration {
 
 // registerAndHeartbeat registers the node, then heartbeats at about half
 // the TTL the server returns. It re-registers when the node changed or the
-// server forgot it (404), and retries errors with backoff. Runs in its own
+// server forgot it (404), and retries errors with backoff. After a failed
+// attempt or a gap longer than the TTL, it resends every allocation's state
+// (resync.go). Runs in its own
 // goroutine until Shutdown; it starts the alloc watcher after the first
 // registration.
 func (c *Client) registerAndHeartbeat() {
 	registered, watching := false, false
 	backoff := time.Duration(0)
-	var ttl time.Duration
+	var ttl, lastTTL time.Duration
+	var lastOK time.Time // last successful register/heartbeat
+	failed := false
 	wait := time.Duration(0)
 	t := time.NewTimer(0)
 	defer t.Stop()
@@ -68,6 +72,13 @@ func (c *Client) registerAndHeartbeat() {
 				ttl = 0
 			}
 		}
+		if now := time.Now(); err == nil && registered {
+			if missedHeartbeat(lastOK, now, lastTTL, failed) {
+				c.resyncAllocs()
+			}
+			lastOK, lastTTL = now, ttl
+		}
+		failed = err != nil
 		switch {
 		case err != nil:
 			backoff = nextBackoff(backoff)

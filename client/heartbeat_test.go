@@ -36,3 +36,26 @@ func TestNextBackoff(t *testing.T) {
 		t.Fatalf("backoff sequence %v", seq)
 	}
 }
+
+func TestMissedHeartbeat(t *testing.T) {
+	t0 := time.Unix(1_000_000, 0)
+	cases := []struct {
+		name       string
+		lastOK     time.Time
+		now        time.Time
+		ttl        time.Duration
+		prevFailed bool
+		want       bool
+	}{
+		{"first registration", time.Time{}, t0, 10 * time.Second, true, false},
+		{"on time", t0, t0.Add(5 * time.Second), 10 * time.Second, false, false},
+		{"after a failure", t0, t0.Add(time.Second), 10 * time.Second, true, true},
+		{"gap longer than the TTL (stopped process)", t0, t0.Add(11 * time.Second), 10 * time.Second, false, true},
+		{"no TTL given: the minimum", t0, t0.Add(9 * time.Second), 0, false, false},
+	}
+	for _, c := range cases {
+		if got := missedHeartbeat(c.lastOK, c.now, c.ttl, c.prevFailed); got != c.want {
+			t.Errorf("%s: missedHeartbeat = %v, want %v", c.name, got, c.want)
+		}
+	}
+}

@@ -138,3 +138,30 @@ func TestClientFailsOverWithoutRestartingTasks(t *testing.T) {
 		}
 	})
 }
+
+// TestClientResendsAllocsAfterHeartbeatGap: while the client cannot
+// heartbeat, the servers mark its running alloc unknown; once a heartbeat
+// goes through again the client resends the alloc's state (running), and
+// the task was never restarted.
+func TestClientResendsAllocsAfterHeartbeatGap(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := clienttest.NewFakeServer()
+		defer srv.Close()
+		l := &fakeLauncher{drv: clienttest.NewFakeDriver()}
+		c := newClient(t, srv, l, t.TempDir())
+		defer c.Shutdown()
+		synctest.Wait()
+		srv.AddAlloc(batchAlloc(c.NodeID(), "a1", map[string]any{"run_for": "1h"}, structs.JobTypeService))
+		settle()
+		srv.FailNext(structs.NodeUpdateStatusRPC, structs.ErrNoLeader)
+		srv.MarkUnknown("a1")
+		time.Sleep(6 * time.Second) // one heartbeat fails, the retry succeeds
+		synctest.Wait()
+		if got := srv.Alloc("a1").ClientStatus; got != structs.AllocClientStatusRunning {
+			t.Fatalf("alloc status after the gap: %s", got)
+		}
+		if n := len(l.drv.Started()); n != 1 {
+			t.Fatalf("task started %d times", n)
+		}
+	})
+}

@@ -70,3 +70,15 @@ func (s *FakeServer) Updates() [][]*structs.Allocation {
 	defer s.mu.Unlock()
 	return append([][]*structs.Allocation(nil), s.updates...)
 }
+
+// MarkUnknown sets an allocation's client status to unknown, as the
+// servers do while its node is disconnected (AllocModifyIndex moves).
+func (s *FakeServer) MarkUnknown(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if a := s.allocs[id]; a != nil {
+		idx := s.bump()
+		a.ClientStatus = structs.AllocClientStatusUnknown
+		a.ModifyIndex, a.AllocModifyIndex = idx, idx
+	}
+}
