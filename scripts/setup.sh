@@ -8,6 +8,9 @@ command -v protoc >/dev/null 2>&1 || need+=(protobuf-compiler)
 [ -x /bin/busybox ] || need+=(busybox-static)
 command -v qemu-system-x86_64 >/dev/null 2>&1 || need+=(qemu-system-x86)
 compgen -G '/boot/vmlinuz-*' >/dev/null || need+=(linux-image-amd64)
+# The partition test puts servers in network namespaces (ip netns, veth, iptables).
+command -v ip >/dev/null 2>&1 || need+=(iproute2)
+command -v iptables >/dev/null 2>&1 || need+=(iptables)
 
 if [ ${#need[@]} -gt 0 ]; then
 	if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
