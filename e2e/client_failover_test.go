@@ -232,3 +232,125 @@ func checkLostAllocs(t *testing.T, addr, lostID, lost2 string) {
 		t.Fatalf("want 3 allocations (2 running on lost2), got %+v", allocs)
 	}
 }
+
+// startClientOf starts a client-only agent named name in datacenter dc
+// whose client block lists servers (RPC addresses, in order), with raw_exec
+// on. The caller kills it.
+func startClientOf(t *testing.T, dir, name, dc string, servers []string) *serverProc {
+	t.Helper()
+	ports, err := freePorts(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := make([]string, len(servers))
+	for i, s := range servers {
+		q[i] = fmt.Sprintf("%q", s)
+	}
+	cfg := fmt.Sprintf(`name = %q
+datacenter = %q
+data_dir = %q
+bind_addr = "127.0.0.1"
+log_level = "debug"
+ports {
+  http = %d
+  rpc  = %d
+  serf = %d
+}
+client {
+  enabled = true
+  servers = [%s]
+}
+plugin "raw_exec" {
+  config {
+    enabled = true
+  }
+}
+`, name, dc, filepath.Join(dir, "data"), ports[0], ports[1], ports[2], strings.Join(q, ", "))
+	p, err := startServerAgent(dir, name, fmt.Sprintf("127.0.0.1:%d", ports[0]), fmt.Sprintf("127.0.0.1:%d", ports[1]), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestClientFailsOverToAnotherServer runs three servers (TTL 1 s, grace
+// 1 s) and a client configured with the first two; it SIGKILLs the server
+// the client uses (the first): the client fails over, its node stays ready
+// through several TTLs, its running task is not restarted, and a scale-up
+// reaches it through another server.
+func TestClientFailsOverToAnotherServer(t *testing.T) {
+	base := t.TempDir()
+	ports, err := freePorts(9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var servers []*serverProc
+	var joins, rpcs, https []string
+	for i := range 3 {
+		joins = append(joins, fmt.Sprintf("127.0.0.1:%d", ports[3*i+2]))
+		rpcs = append(rpcs, fmt.Sprintf("127.0.0.1:%d", ports[3*i+1]))
+		https = append(https, fmt.Sprintf("http://127.0.0.1:%d", ports[3*i]))
+	}
+	for i := range 3 {
+		name := fmt.Sprintf("fs%d", i+1)
+		dir := filepath.Join(base, name)
+		cfg := serverAgentConfig(dir, name, "127.0.0.1", ports[3*i], ports[3*i+1], ports[3*i+2], 3, joins,
+			`min_heartbeat_ttl = "1s"`, `heartbeat_grace = "1s"`)
+		p, err := startServerAgent(dir, name, strings.TrimPrefix(https[i], "http://"), rpcs[i], cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		servers = append(servers, p)
+	}
+	client := startClientOf(t, filepath.Join(base, "fo1"), "fo1", "dc-fo", rpcs[:2])
+	t.Cleanup(func() {
+		for _, p := range append(servers, client) {
+			if !p.exited() {
+				p.kill()
+			}
+			if t.Failed() {
+				t.Logf("%s log (tail):\n%s", p.name, p.logTail())
+			}
+		}
+	})
+	eventually(t, 60*time.Second, "a leader and fo1 ready", func() (bool, string) {
+		st, _ := nodeStatus(https[1], "fo1")
+		return leaderOf(https[1]) != "" && st == "ready", "fo1 " + st
+	})
+	pidFile := filepath.Join(base, "pids")
+	job := strings.Replace(lostJob("e2e-fo", "dc-fo", pidFile), "count = 2", "count = 1", 1)
+	if r := nomadishAt(t, https[1], "job", "run", "-detach", writeFile(t, "fo.nomad.hcl", job)); r.code != 0 {
+		t.Fatalf("job run: %v", r)
+	}
+	eventually(t, 30*time.Second, "the task running", func() (bool, string) {
+		p := taskPIDs(t, pidFile)
+		return len(p) == 1, fmt.Sprint(p)
+	})
+	before := taskPIDs(t, pidFile)
+
+	servers[0].kill()
+	killed := time.Now()
+	// Through about three TTL + grace periods, the node must stay ready.
+	for time.Since(killed) < 8*time.Second {
+		if st, _ := nodeStatus(https[1], "fo1"); st != "" && st != "ready" {
+			t.Fatalf("fo1 %s %v after its server was killed", st, time.Since(killed))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if b, _ := os.ReadFile(client.logPath); !strings.Contains(string(b), "failed over to another server") {
+		t.Fatalf("no failover in the client log")
+	}
+	job = strings.Replace(job, "count = 1", "count = 2", 1)
+	if r := nomadishAt(t, https[2], "job", "run", "-detach", writeFile(t, "fo2.nomad.hcl", job)); r.code != 0 {
+		t.Fatalf("job run (scale up): %v", r)
+	}
+	eventually(t, 30*time.Second, "the second task running", func() (bool, string) {
+		p := taskPIDs(t, pidFile)
+		return len(p) == 2, fmt.Sprint(p)
+	})
+	for id, pid := range before {
+		if now := taskPIDs(t, pidFile)[id]; now != pid || !alive(pid) {
+			t.Fatalf("task of %s restarted or gone: pid %d -> %d (alive %v)", id, pid, now, alive(pid))
+		}
+	}
+}
