@@ -354,3 +354,111 @@ func TestClientFailsOverToAnotherServer(t *testing.T) {
 		}
 	}
 }
+
+// TestClientDisconnectReconnects runs a job with disconnect { lost_after =
+// "60s", reconcile = "keep_original" } of count 2 over two clients and
+// SIGSTOPs one client agent (its tasks run on): after the TTL its node is
+// disconnected, its allocation unknown (still desired to run) and replaced
+// on the other client. SIGCONT within lost_after: the node is ready again,
+// the original allocation is running with its task never restarted, and
+// the replacement is stopped.
+func TestClientDisconnectReconnects(t *testing.T) {
+	base := t.TempDir()
+	srv, err := startAgent(filepath.Join(base, "server"), true, "", fastTTL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	agents := map[string]*agentProc{}
+	t.Cleanup(func() {
+		for name, a := range agents {
+			_ = syscall.Kill(a.cmd.Process.Pid, syscall.SIGCONT)
+			killGroup(a)
+			if t.Failed() {
+				t.Logf("%s log (tail):\n%s", name, a.logTail())
+			}
+		}
+		srv.stop()
+		if t.Failed() {
+			t.Logf("server log (tail):\n%s", srv.logTail())
+		}
+	})
+	if err := srv.waitReady(1, 30*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]string{}
+	for _, name := range []string{"dc1", "dc2"} {
+		a, err := startAgent(filepath.Join(base, name), false, srv.rpcAddr, `datacenter = "dc-disc"`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		agents[name] = a
+	}
+	eventually(t, 30*time.Second, "dc1 and dc2 ready", func() (bool, string) {
+		for _, n := range []string{"dc1", "dc2"} {
+			st, id := nodeStatus(srv.addr, n)
+			if st != "ready" {
+				return false, n + " " + st
+			}
+			ids[n] = id
+		}
+		return true, ""
+	})
+	pidFile := filepath.Join(base, "pids")
+	job := strings.Replace(lostJob("e2e-disc", "dc-disc", pidFile), "count = 2", `count = 2
+    disconnect {
+      lost_after = "60s"
+      reconcile  = "keep_original"
+    }`, 1)
+	if r := nomadishAt(t, srv.addr, "job", "run", "-detach", writeFile(t, "disc.nomad.hcl", job)); r.code != 0 {
+		t.Fatalf("job run: %v", r)
+	}
+	var orig string
+	eventually(t, 30*time.Second, "one running allocation on each client", func() (bool, string) {
+		allocs := clusterAllocs(t, srv.addr, "e2e-disc")
+		nodes := map[string]string{}
+		for _, a := range allocs {
+			if a.ClientStatus == "running" {
+				nodes[a.NodeID] = a.ID
+			}
+		}
+		orig = nodes[ids["dc1"]]
+		return len(allocs) == 2 && len(nodes) == 2 && len(taskPIDs(t, pidFile)) == 2, fmt.Sprintf("%+v", allocs)
+	})
+	origPID := taskPIDs(t, pidFile)[orig]
+
+	if err := syscall.Kill(agents["dc1"].cmd.Process.Pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	stopped := time.Now()
+	eventually(t, 30*time.Second, "dc1 disconnected, its alloc unknown and replaced on dc2", func() (bool, string) {
+		st, _ := nodeStatus(srv.addr, "dc1")
+		allocs := clusterAllocs(t, srv.addr, "e2e-disc")
+		unknown, onDC2 := false, 0
+		for _, a := range allocs {
+			unknown = unknown || (a.ID == orig && a.ClientStatus == "unknown" && a.DesiredStatus == "run")
+			if a.NodeID == ids["dc2"] && a.ClientStatus == "running" {
+				onDC2++
+			}
+		}
+		return st == "disconnected" && unknown && onDC2 == 2, st + fmt.Sprintf(" %+v", allocs)
+	})
+	t.Logf("SIGSTOP -> disconnected with the replacement running: %v", time.Since(stopped).Round(time.Millisecond))
+
+	if err := syscall.Kill(agents["dc1"].cmd.Process.Pid, syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 30*time.Second, "dc1 ready, the original running, the replacement stopped", func() (bool, string) {
+		st, _ := nodeStatus(srv.addr, "dc1")
+		allocs := clusterAllocs(t, srv.addr, "e2e-disc")
+		live := map[string]string{}
+		for _, a := range allocs {
+			if a.DesiredStatus == "run" && a.ClientStatus == "running" {
+				live[a.ID] = a.NodeID
+			}
+		}
+		return st == "ready" && len(allocs) == 3 && len(live) == 2 && live[orig] == ids["dc1"], st + fmt.Sprintf(" %+v", allocs)
+	})
+	if now := taskPIDs(t, pidFile)[orig]; now != origPID || !alive(origPID) {
+		t.Fatalf("original task restarted or gone: pid %d -> %d", origPID, now)
+	}
+}
