@@ -125,6 +125,9 @@ func (s *genericScheduler) attempt() (done bool, err error) {
 	for _, a := range res.Disconnecting {
 		s.plan.AppendUnknownAlloc(a)
 	}
+	if err := s.createDisconnectFollowup(res.DisconnectExpiry); err != nil {
+		return false, err
+	}
 	s.applyDeployment(&res)
 	s.desc = notRescheduledDesc(res.NotRescheduled)
 	if err := s.createFollowups(res.Followups); err != nil {

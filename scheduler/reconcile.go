@@ -70,7 +70,10 @@ type Result struct {
 	Ignore []*structs.Allocation
 	// Disconnecting are live allocs on a disconnected node, within their
 	// group's disconnect window, to mark unknown (still desired to run).
-	Disconnecting []*structs.Allocation
+	// DisconnectExpiry is the earliest end of their windows (zero when
+	// Disconnecting is empty): a follow-up eval then marks them lost.
+	Disconnecting    []*structs.Allocation
+	DisconnectExpiry time.Time
 	// Followups are the delayed reschedules, earliest first: one follow-up
 	// eval each, for failed allocs that may not be replaced yet.
 	Followups []Followup

@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/nomadish/nomadish/structs"
@@ -28,7 +29,8 @@ func disconnectedUntil(a *structs.Allocation, tg *structs.TaskGroup, tainted map
 }
 
 // disconnected handles a live alloc on a disconnected node within its
-// group's window: it becomes unknown (Result.Disconnecting, once) and, when
+// group's window: it becomes unknown (Result.Disconnecting, once, with
+// Result.DisconnectExpiry for the follow-up eval that finds it lost) and, when
 // the group replaces disconnected allocs, a replacement takes its index;
 // otherwise it keeps counting toward the group's count. It reports false
 // when the window has passed or does not apply (the alloc is then lost).
@@ -39,6 +41,9 @@ func (g *groupReconciler) disconnected(a *structs.Allocation, u *structs.Desired
 	}
 	if a.ClientStatus != structs.AllocClientStatusUnknown {
 		g.res.Disconnecting = append(g.res.Disconnecting, a)
+		if e := g.res.DisconnectExpiry; e.IsZero() || until.Before(e) {
+			g.res.DisconnectExpiry = until
+		}
 	}
 	u.Ignore++
 	if g.tg.ReplaceOnDisconnect() {
@@ -134,4 +139,23 @@ func startedAt(a *structs.Allocation) (time.Time, bool) {
 		}
 	}
 	return first, !first.IsZero()
+}
+
+// createDisconnectFollowup creates the eval that runs when the earliest
+// disconnect window of the allocs just marked unknown ends (zero: none), so
+// a group whose window is shorter than the node's longest is lost on time.
+func (s *genericScheduler) createDisconnectFollowup(at time.Time) error {
+	if at.IsZero() {
+		return nil
+	}
+	now := s.now().UnixNano()
+	e := &structs.Evaluation{
+		ID: structs.GenerateUUID(), Namespace: s.job.Namespace, Priority: s.job.Priority, Type: s.job.Type,
+		TriggeredBy: structs.EvalTriggerMaxDisconnectTimeout, JobID: s.job.ID, JobModifyIndex: s.job.JobModifyIndex,
+		Status: structs.EvalStatusPending, WaitUntil: at, PreviousEval: s.eval.ID, CreateTime: now, ModifyTime: now,
+	}
+	if err := s.planner.CreateEval(e); err != nil {
+		return fmt.Errorf("creating the disconnect follow-up eval: %w", err)
+	}
+	return nil
 }

@@ -137,3 +137,26 @@ func TestReconcileReconnectStrategies(t *testing.T) {
 		}
 	}
 }
+
+// TestReconcileDisconnectExpiry: allocs marked unknown now ask for a
+// follow-up at the earliest end of their windows; allocs already unknown
+// do not ask again.
+func TestReconcileDisconnectExpiry(t *testing.T) {
+	t0 := time.Unix(1_000_000, 0)
+	disc := map[string]*structs.Node{"gone": {ID: "gone", Status: structs.NodeStatusDisconnected, StatusUpdatedAt: t0.UnixNano()}}
+	job := disconnectJob(2, nil, "")
+	short := *job.TaskGroups[0]
+	short.Name, short.Disconnect = "short", &structs.DisconnectStrategy{LostAfter: time.Minute}
+	job.TaskGroups = append(job.TaskGroups, &short)
+	s0 := alloc(0, "gone", "", 1)
+	s0.TaskGroup, s0.Name = "short", structs.AllocName("j", "short", 0)
+	res := Reconcile(Input{Job: job, Allocs: []*structs.Allocation{alloc(0, "gone", "", 1), s0}, TaintedNodes: disc, Now: t0.Add(time.Second)})
+	if len(res.Disconnecting) != 2 || !res.DisconnectExpiry.Equal(t0.Add(time.Minute)) {
+		t.Fatalf("unknown %d, expiry %v (want %v)", len(res.Disconnecting), res.DisconnectExpiry, t0.Add(time.Minute))
+	}
+	u0 := alloc(0, "gone", structs.AllocClientStatusUnknown, 1)
+	res = Reconcile(Input{Job: disconnectJob(1, nil, ""), Allocs: []*structs.Allocation{u0}, TaintedNodes: disc, Now: t0.Add(time.Second)})
+	if len(res.Disconnecting) != 0 || !res.DisconnectExpiry.IsZero() {
+		t.Fatalf("already unknown: %d to mark, expiry %v", len(res.Disconnecting), res.DisconnectExpiry)
+	}
+}

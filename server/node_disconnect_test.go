@@ -113,6 +113,14 @@ func TestDisconnectedNodeReconnects(t *testing.T) {
 // replacement stays the only live alloc (nothing placed twice).
 func TestDisconnectedNodeLostAfterWindow(t *testing.T) {
 	s, advance, orig := disconnectTest(t)
+	evals, _ := s.State().EvalsByJob(nil, "default", "web")
+	followup := false
+	for _, e := range evals {
+		followup = followup || (e.TriggeredBy == structs.EvalTriggerMaxDisconnectTimeout && !e.WaitUntil.IsZero())
+	}
+	if !followup {
+		t.Fatalf("no %s follow-up eval among %d evals", structs.EvalTriggerMaxDisconnectTimeout, len(evals))
+	}
 	advance(70 * time.Second) // past the 1m window
 	waitState(t, s, "n1 down, the original lost, the replacement alone", func(st *state.StateStore, ws memdb.WatchSet) bool {
 		n1, _ := st.NodeByID(ws, "n1")

@@ -20,6 +20,9 @@ const (
 	EvalTriggerQueuedAllocs     = "queued-allocs"
 	EvalTriggerMaxPlans         = "max-plan-attempts"
 	EvalTriggerAllocStop        = "alloc-stop"
+	// EvalTriggerMaxDisconnectTimeout is the follow-up eval at the end of a
+	// disconnect window (Nomad's name).
+	EvalTriggerMaxDisconnectTimeout = "max-disconnect-timeout"
 )
 
 // Evaluation asks a scheduler to bring a job's allocations to its spec.
