@@ -92,23 +92,30 @@ func killGroup(a *agentProc) {
 	<-a.done
 }
 
-// TestClientKilledAllocsReplaced runs its own server (short heartbeat TTLs)
-// and two client agents, lost1 and lost2, with a service job of count 2, one
-// allocation on each. (a) lost1's agent is SIGKILLed (alone: its tasks
-// survive, as when only the agent crashes): its node goes down after the
-// TTL, its allocation becomes lost and is replaced on lost2; counts stay
-// right and nothing is placed twice. (b) lost1 restarts on its data dir:
-// its node is ready again, the lost allocation's task is stopped on it
-// (process gone), and the job keeps its two allocations on lost2.
-func TestClientKilledAllocsReplaced(t *testing.T) {
-	base := t.TempDir()
-	srv, err := startAgent(filepath.Join(base, "server"), true, "", fastTTL)
+// lostCluster is a dev server with short heartbeat TTLs (fastTTL) and
+// client agents in one datacenter, all on loopback with their own dirs.
+type lostCluster struct {
+	t      *testing.T
+	base   string
+	dc     string
+	srv    *agentProc
+	agents map[string]*agentProc // by name
+	ids    map[string]string     // node ID by name
+}
+
+// startLostCluster starts the server and the clients names in dc, and
+// waits until every client's node is ready. Everything is killed when the
+// test ends (a SIGSTOPped agent is continued first).
+func startLostCluster(t *testing.T, dc string, names ...string) *lostCluster {
+	c := &lostCluster{t: t, base: t.TempDir(), dc: dc, agents: map[string]*agentProc{}, ids: map[string]string{}}
+	srv, err := startAgent(filepath.Join(c.base, "server"), true, "", fastTTL)
 	if err != nil {
 		t.Fatal(err)
 	}
-	agents := map[string]*agentProc{}
+	c.srv = srv
 	t.Cleanup(func() {
-		for name, a := range agents {
+		for name, a := range c.agents {
+			_ = syscall.Kill(a.cmd.Process.Pid, syscall.SIGCONT)
 			killGroup(a)
 			if t.Failed() {
 				t.Logf("%s log (tail):\n%s", name, a.logTail())
@@ -122,64 +129,83 @@ func TestClientKilledAllocsReplaced(t *testing.T) {
 	if err := srv.waitReady(1, 30*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	start := func(name string) {
-		a, err := startAgent(filepath.Join(base, name), false, srv.rpcAddr, `datacenter = "dc-lost"`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		agents[name] = a
+	for _, name := range names {
+		c.startClient(name)
 	}
-	start("lost1")
-	start("lost2")
-	ids := map[string]string{}
-	eventually(t, 30*time.Second, "lost1 and lost2 ready", func() (bool, string) {
-		for _, n := range []string{"lost1", "lost2"} {
+	eventually(t, 30*time.Second, "clients ready", func() (bool, string) {
+		for _, n := range names {
 			st, id := nodeStatus(srv.addr, n)
 			if st != "ready" {
 				return false, n + " " + st
 			}
-			ids[n] = id
+			c.ids[n] = id
 		}
 		return true, ""
 	})
+	return c
+}
 
-	pidFile := filepath.Join(base, "pids")
-	if r := nomadishAt(t, srv.addr, "job", "run", "-detach", writeFile(t, "lost.nomad.hcl", lostJob("e2e-lost", "dc-lost", pidFile))); r.code != 0 {
-		t.Fatalf("job run: %v", r)
+// startClient (re)starts client agent name on its data dir.
+func (c *lostCluster) startClient(name string) {
+	a, err := startAgent(filepath.Join(c.base, name), false, c.srv.rpcAddr, fmt.Sprintf("datacenter = %q", c.dc))
+	if err != nil {
+		c.t.Fatal(err)
 	}
-	var onLost1 string
-	eventually(t, 30*time.Second, "one running allocation on each client", func() (bool, string) {
-		allocs := clusterAllocs(t, srv.addr, "e2e-lost")
-		nodes := map[string]string{}
-		for _, a := range allocs {
-			if a.ClientStatus == "running" {
-				nodes[a.NodeID] = a.ID
+	c.agents[name] = a
+}
+
+// runSpread runs job (count 2, tasks writing pidFile) and waits for one
+// running allocation on each of the two clients with both pids written;
+// it returns the allocation ID by client name.
+func (c *lostCluster) runSpread(jobID, job, pidFile string) map[string]string {
+	c.t.Helper()
+	if r := nomadishAt(c.t, c.srv.addr, "job", "run", "-detach", writeFile(c.t, jobID+".nomad.hcl", job)); r.code != 0 {
+		c.t.Fatalf("job run: %v", r)
+	}
+	byName := map[string]string{}
+	eventually(c.t, 30*time.Second, "one running allocation on each client", func() (bool, string) {
+		allocs := clusterAllocs(c.t, c.srv.addr, jobID)
+		for name, id := range c.ids {
+			for _, a := range allocs {
+				if a.NodeID == id && a.ClientStatus == "running" {
+					byName[name] = a.ID
+				}
 			}
 		}
-		onLost1 = nodes[ids["lost1"]]
-		return len(allocs) == 2 && len(nodes) == 2, fmt.Sprintf("%+v", allocs)
+		return len(allocs) == 2 && len(byName) == 2 && len(taskPIDs(c.t, pidFile)) == 2, fmt.Sprintf("%+v", allocs)
 	})
-	eventually(t, 10*time.Second, "task pids written", func() (bool, string) {
-		p := taskPIDs(t, pidFile)
-		return len(p) == 2, fmt.Sprint(p)
-	})
+	return byName
+}
+
+// TestClientKilledAllocsReplaced runs its own server (short heartbeat TTLs)
+// and two client agents, lost1 and lost2, with a service job of count 2, one
+// allocation on each. (a) lost1's agent is SIGKILLed (alone: its tasks
+// survive, as when only the agent crashes): its node goes down after the
+// TTL, its allocation becomes lost and is replaced on lost2; counts stay
+// right and nothing is placed twice. (b) lost1 restarts on its data dir:
+// its node is ready again, the lost allocation's task is stopped on it
+// (process gone), and the job keeps its two allocations on lost2.
+func TestClientKilledAllocsReplaced(t *testing.T) {
+	c := startLostCluster(t, "dc-lost", "lost1", "lost2")
+	pidFile := filepath.Join(c.base, "pids")
+	onLost1 := c.runSpread("e2e-lost", lostJob("e2e-lost", "dc-lost", pidFile), pidFile)["lost1"]
 	lostPID := taskPIDs(t, pidFile)[onLost1]
 
 	// (a) SIGKILL lost1's agent only.
 	killed := time.Now()
-	if err := agents["lost1"].cmd.Process.Kill(); err != nil {
+	if err := c.agents["lost1"].cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	<-agents["lost1"].done
+	<-c.agents["lost1"].done
 	var down, replaced time.Duration
 	eventually(t, 30*time.Second, "lost1 down and its allocation replaced on lost2", func() (bool, string) {
-		if st, _ := nodeStatus(srv.addr, "lost1"); st == "down" && down == 0 {
+		if st, _ := nodeStatus(c.srv.addr, "lost1"); st == "down" && down == 0 {
 			down = time.Since(killed)
 		}
-		allocs := clusterAllocs(t, srv.addr, "e2e-lost")
+		allocs := clusterAllocs(t, c.srv.addr, "e2e-lost")
 		running := 0
 		for _, a := range allocs {
-			if a.NodeID == ids["lost2"] && a.ClientStatus == "running" && a.DesiredStatus == "run" {
+			if a.NodeID == c.ids["lost2"] && a.ClientStatus == "running" && a.DesiredStatus == "run" {
 				running++
 			}
 		}
@@ -190,18 +216,18 @@ func TestClientKilledAllocsReplaced(t *testing.T) {
 	})
 	t.Logf("client kill -> node down: %v; -> replacement running: %v",
 		down.Round(time.Millisecond), replaced.Round(time.Millisecond))
-	checkLostAllocs(t, srv.addr, onLost1, ids["lost2"])
+	checkLostAllocs(t, c.srv.addr, onLost1, c.ids["lost2"])
 
 	// (b) restart lost1 on its data dir.
-	start("lost1")
+	c.startClient("lost1")
 	eventually(t, 30*time.Second, "lost1 ready again", func() (bool, string) {
-		st, id := nodeStatus(srv.addr, "lost1")
-		return st == "ready" && id == ids["lost1"], st + " " + id
+		st, id := nodeStatus(c.srv.addr, "lost1")
+		return st == "ready" && id == c.ids["lost1"], st + " " + id
 	})
 	eventually(t, 30*time.Second, "the lost allocation's task stopped on lost1", func() (bool, string) {
 		return !alive(lostPID), fmt.Sprintf("pid %d alive", lostPID)
 	})
-	checkLostAllocs(t, srv.addr, onLost1, ids["lost2"])
+	checkLostAllocs(t, c.srv.addr, onLost1, c.ids["lost2"])
 }
 
 // checkLostAllocs checks the job's allocations after lost1's loss: three in
@@ -363,80 +389,27 @@ func TestClientFailsOverToAnotherServer(t *testing.T) {
 // the original allocation is running with its task never restarted, and
 // the replacement is stopped.
 func TestClientDisconnectReconnects(t *testing.T) {
-	base := t.TempDir()
-	srv, err := startAgent(filepath.Join(base, "server"), true, "", fastTTL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	agents := map[string]*agentProc{}
-	t.Cleanup(func() {
-		for name, a := range agents {
-			_ = syscall.Kill(a.cmd.Process.Pid, syscall.SIGCONT)
-			killGroup(a)
-			if t.Failed() {
-				t.Logf("%s log (tail):\n%s", name, a.logTail())
-			}
-		}
-		srv.stop()
-		if t.Failed() {
-			t.Logf("server log (tail):\n%s", srv.logTail())
-		}
-	})
-	if err := srv.waitReady(1, 30*time.Second); err != nil {
-		t.Fatal(err)
-	}
-	ids := map[string]string{}
-	for _, name := range []string{"dc1", "dc2"} {
-		a, err := startAgent(filepath.Join(base, name), false, srv.rpcAddr, `datacenter = "dc-disc"`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		agents[name] = a
-	}
-	eventually(t, 30*time.Second, "dc1 and dc2 ready", func() (bool, string) {
-		for _, n := range []string{"dc1", "dc2"} {
-			st, id := nodeStatus(srv.addr, n)
-			if st != "ready" {
-				return false, n + " " + st
-			}
-			ids[n] = id
-		}
-		return true, ""
-	})
-	pidFile := filepath.Join(base, "pids")
+	c := startLostCluster(t, "dc-disc", "dc1", "dc2")
+	pidFile := filepath.Join(c.base, "pids")
 	job := strings.Replace(lostJob("e2e-disc", "dc-disc", pidFile), "count = 2", `count = 2
     disconnect {
       lost_after = "60s"
       reconcile  = "keep_original"
     }`, 1)
-	if r := nomadishAt(t, srv.addr, "job", "run", "-detach", writeFile(t, "disc.nomad.hcl", job)); r.code != 0 {
-		t.Fatalf("job run: %v", r)
-	}
-	var orig string
-	eventually(t, 30*time.Second, "one running allocation on each client", func() (bool, string) {
-		allocs := clusterAllocs(t, srv.addr, "e2e-disc")
-		nodes := map[string]string{}
-		for _, a := range allocs {
-			if a.ClientStatus == "running" {
-				nodes[a.NodeID] = a.ID
-			}
-		}
-		orig = nodes[ids["dc1"]]
-		return len(allocs) == 2 && len(nodes) == 2 && len(taskPIDs(t, pidFile)) == 2, fmt.Sprintf("%+v", allocs)
-	})
+	orig := c.runSpread("e2e-disc", job, pidFile)["dc1"]
 	origPID := taskPIDs(t, pidFile)[orig]
 
-	if err := syscall.Kill(agents["dc1"].cmd.Process.Pid, syscall.SIGSTOP); err != nil {
+	if err := syscall.Kill(c.agents["dc1"].cmd.Process.Pid, syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
 	stopped := time.Now()
 	eventually(t, 30*time.Second, "dc1 disconnected, its alloc unknown and replaced on dc2", func() (bool, string) {
-		st, _ := nodeStatus(srv.addr, "dc1")
-		allocs := clusterAllocs(t, srv.addr, "e2e-disc")
+		st, _ := nodeStatus(c.srv.addr, "dc1")
+		allocs := clusterAllocs(t, c.srv.addr, "e2e-disc")
 		unknown, onDC2 := false, 0
 		for _, a := range allocs {
 			unknown = unknown || (a.ID == orig && a.ClientStatus == "unknown" && a.DesiredStatus == "run")
-			if a.NodeID == ids["dc2"] && a.ClientStatus == "running" {
+			if a.NodeID == c.ids["dc2"] && a.ClientStatus == "running" {
 				onDC2++
 			}
 		}
@@ -444,19 +417,19 @@ func TestClientDisconnectReconnects(t *testing.T) {
 	})
 	t.Logf("SIGSTOP -> disconnected with the replacement running: %v", time.Since(stopped).Round(time.Millisecond))
 
-	if err := syscall.Kill(agents["dc1"].cmd.Process.Pid, syscall.SIGCONT); err != nil {
+	if err := syscall.Kill(c.agents["dc1"].cmd.Process.Pid, syscall.SIGCONT); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, 30*time.Second, "dc1 ready, the original running, the replacement stopped", func() (bool, string) {
-		st, _ := nodeStatus(srv.addr, "dc1")
-		allocs := clusterAllocs(t, srv.addr, "e2e-disc")
+		st, _ := nodeStatus(c.srv.addr, "dc1")
+		allocs := clusterAllocs(t, c.srv.addr, "e2e-disc")
 		live := map[string]string{}
 		for _, a := range allocs {
 			if a.DesiredStatus == "run" && a.ClientStatus == "running" {
 				live[a.ID] = a.NodeID
 			}
 		}
-		return st == "ready" && len(allocs) == 3 && len(live) == 2 && live[orig] == ids["dc1"], st + fmt.Sprintf(" %+v", allocs)
+		return st == "ready" && len(allocs) == 3 && len(live) == 2 && live[orig] == c.ids["dc1"], st + fmt.Sprintf(" %+v", allocs)
 	})
 	if now := taskPIDs(t, pidFile)[orig]; now != origPID || !alive(origPID) {
 		t.Fatalf("original task restarted or gone: pid %d -> %d", origPID, now)

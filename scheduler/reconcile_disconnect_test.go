@@ -160,3 +160,15 @@ func TestReconcileDisconnectExpiry(t *testing.T) {
 		t.Fatalf("already unknown: %d to mark, expiry %v", len(res.Disconnecting), res.DisconnectExpiry)
 	}
 }
+
+// TestReconcileLostBatch: a batch job's live alloc on a down node is lost
+// and replaced at its index (as Nomad), while a completed one still counts.
+func TestReconcileLostBatch(t *testing.T) {
+	down := map[string]*structs.Node{"dead": {ID: "dead", Status: structs.NodeStatusDown}}
+	job := testJob(structs.JobTypeBatch, 2)
+	allocs := []*structs.Allocation{alloc(0, "dead", "", 1), alloc(1, "dead", structs.AllocClientStatusComplete, 1)}
+	res := Reconcile(Input{Job: job, Allocs: allocs, TaintedNodes: down, Now: time.Unix(1, 0)})
+	if got, want := summary(res), "place 0(a0-1); stop 0:lost; ignore 1"; got != want {
+		t.Fatalf("got %s, want %s", got, want)
+	}
+}
