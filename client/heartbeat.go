@@ -99,7 +99,7 @@ func (c *Client) register() (time.Duration, error) {
 	node := c.Node()
 	node.StatusUpdatedAt = time.Now().Unix()
 	var resp structs.NodeUpdateResponse
-	err := c.rpc.RPC(structs.NodeRegisterRPC, &structs.NodeRegisterRequest{Node: node,
+	err := c.heartbeatRPC(structs.NodeRegisterRPC, &structs.NodeRegisterRequest{Node: node,
 		WriteRequest: structs.WriteRequest{Region: c.cfg.Region}}, &resp)
 	if err != nil {
 		return 0, err
@@ -117,7 +117,7 @@ func (c *Client) heartbeat() (time.Duration, error) {
 		WriteRequest: structs.WriteRequest{Region: c.cfg.Region}}
 	c.nodeMu.Unlock()
 	var resp structs.NodeUpdateResponse
-	if err := c.rpc.RPC(structs.NodeUpdateStatusRPC, req, &resp); err != nil {
+	if err := c.heartbeatRPC(structs.NodeUpdateStatusRPC, req, &resp); err != nil {
 		return 0, err
 	}
 	c.learnServers(resp.Servers)

@@ -31,3 +31,17 @@ func (c *Client) resyncAllocs() {
 	}
 	c.logger.Info("heartbeat resumed after a gap: resent the state of every allocation", "allocs", len(c.allocs))
 }
+
+// heartbeatCallTimeout bounds one server's answer to a register or
+// heartbeat (above the servers' 5 s wait for a leader), so that a hung
+// server is left for another well within the TTL.
+const heartbeatCallTimeout = 8 * time.Second
+
+// heartbeatRPC makes a register or heartbeat call, bounded per server by
+// heartbeatCallTimeout when the RPCer supports it (a TimeoutRPCer).
+func (c *Client) heartbeatRPC(method string, args, reply any) error {
+	if t, ok := c.rpc.(TimeoutRPCer); ok {
+		return t.RPCTimeout(method, args, reply, heartbeatCallTimeout)
+	}
+	return c.rpc.RPC(method, args, reply)
+}

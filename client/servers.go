@@ -6,9 +6,12 @@ import (
 	"io"
 	"net"
 	"net/rpc"
+	"os"
+	"reflect"
 	"slices"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -22,6 +25,13 @@ var ErrNoServers = errors.New("client: no servers known")
 // address), e.g. an rpcclient.Client for that one address. It is called at
 // most once per address while the address stays known.
 type Dialer func(addr string) RPCer
+
+// TimeoutRPCer is the optional interface of an RPCer that can bound each
+// server attempt (ServerManager); the heartbeat loop uses it so that a hung
+// server does not hold the node's heartbeats past its TTL.
+type TimeoutRPCer interface {
+	RPCTimeout(method string, args, reply any, timeout time.Duration) error
+}
 
 // ServerSetter is the optional interface of an RPCer that fails over
 // between servers: the client hands it the servers listed in each register
@@ -53,6 +63,7 @@ type ServerManager struct {
 var (
 	_ RPCer        = (*ServerManager)(nil)
 	_ ServerSetter = (*ServerManager)(nil)
+	_ TimeoutRPCer = (*ServerManager)(nil)
 )
 
 // NewServerManager returns a manager over the configured servers, in their
@@ -72,6 +83,11 @@ func NewServerManager(configured []string, dial Dialer, logger hclog.Logger) *Se
 // non-retryable error (one the endpoint returned) comes back at once. When
 // every server failed, the error wraps the last server's.
 func (m *ServerManager) RPC(method string, args, reply any) error {
+	return m.call(method, args, reply, 0)
+}
+
+// call is RPC and RPCTimeout (timeout 0: none).
+func (m *ServerManager) call(method string, args, reply any, timeout time.Duration) error {
 	list := m.Servers()
 	if len(list) == 0 {
 		return ErrNoServers
@@ -82,7 +98,7 @@ func (m *ServerManager) RPC(method string, args, reply any) error {
 		if err != nil {
 			return err
 		}
-		err = conn.RPC(method, args, reply)
+		err = callWithin(conn, method, args, reply, timeout)
 		if err == nil || !Retryable(err) {
 			if err == nil && i > 0 {
 				m.logger.Info("failed over to another server", "server", addr, "method", method)
@@ -94,6 +110,14 @@ func (m *ServerManager) RPC(method string, args, reply any) error {
 		lastErr = err
 	}
 	return fmt.Errorf("client: %s: all %d servers failed: %w", method, len(list), lastErr)
+}
+
+// RPCTimeout is RPC with each server's attempt bounded by timeout: an
+// attempt that has no answer by then counts as a retryable failure (a hung
+// or partitioned server) and the next server is tried. The abandoned call
+// fills a reply of its own, never reply.
+func (m *ServerManager) RPCTimeout(method string, args, reply any, timeout time.Duration) error {
+	return m.call(method, args, reply, timeout)
 }
 
 // SetServers replaces the learned servers with learned: the list becomes
@@ -165,6 +189,33 @@ func (m *ServerManager) demote(addr string) {
 	defer m.mu.Unlock()
 	if i := slices.Index(m.servers, addr); i >= 0 {
 		m.servers = append(slices.Delete(m.servers, i, i+1), addr)
+	}
+}
+
+// errCallTimeout is a server attempt that got no answer in time; it is a
+// net.Error (Timeout), hence Retryable.
+var errCallTimeout error = &net.OpError{Op: "call", Net: "tcp", Err: os.ErrDeadlineExceeded}
+
+// callWithin calls conn, bounded by timeout (0: unbounded). A bounded call
+// decodes into a fresh reply copied into reply on success, so a call that
+// answers after the timeout writes nothing the caller sees.
+func callWithin(conn RPCer, method string, args, reply any, timeout time.Duration) error {
+	if timeout <= 0 {
+		return conn.RPC(method, args, reply)
+	}
+	fresh := reflect.New(reflect.TypeOf(reply).Elem())
+	done := make(chan error, 1)
+	go func() { done <- conn.RPC(method, args, fresh.Interface()) }()
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case err := <-done:
+		if err == nil {
+			reflect.ValueOf(reply).Elem().Set(fresh.Elem())
+		}
+		return err
+	case <-t.C:
+		return errCallTimeout
 	}
 }
 

@@ -165,3 +165,32 @@ func TestClientResendsAllocsAfterHeartbeatGap(t *testing.T) {
 		}
 	})
 }
+
+// TestServerManagerTimeoutSkipsHungServer: with RPCTimeout, a server that
+// never answers is left after the timeout for the next one, and the late
+// answer does not touch the caller's reply.
+func TestServerManagerTimeoutSkipsHungServer(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := clienttest.NewFakeServer()
+		defer srv.Close()
+		srv.HeartbeatTTL = 7 * time.Second
+		fr := fronts{"s1": clienttest.NewFront(srv), "s2": clienttest.NewFront(srv)}
+		m := client.NewServerManager([]string{"s1", "s2"}, fr.dial, nil)
+		fr["s1"].SetHung(true)
+		start := time.Now()
+		var resp structs.NodeUpdateResponse
+		err := m.RPCTimeout(structs.NodeRegisterRPC, &structs.NodeRegisterRequest{Node: &structs.Node{ID: "n1", SecretID: "s"}}, &resp, time.Second)
+		if err != nil || resp.HeartbeatTTL != 7*time.Second || time.Since(start) != time.Second {
+			t.Fatalf("register: %v, TTL %v after %v", err, resp.HeartbeatTTL, time.Since(start))
+		}
+		if got := m.Servers(); !slices.Equal(got, []string{"s2", "s1"}) {
+			t.Fatalf("hung s1 not demoted: %v", got)
+		}
+		resp.HeartbeatTTL = 0
+		fr["s1"].SetHung(false) // the abandoned call answers now
+		synctest.Wait()
+		if resp.HeartbeatTTL != 0 {
+			t.Fatalf("late answer written into the caller's reply")
+		}
+	})
+}

@@ -22,6 +22,7 @@ type Front struct {
 
 	mu    sync.Mutex
 	down  chan struct{} // guarded by mu: closed while down
+	hung  chan struct{} // guarded by mu: nil, or open while calls hang
 	calls int           // guarded by mu: calls that reached srv
 }
 
@@ -47,6 +48,20 @@ func (f *Front) SetDown(down bool) {
 	}
 }
 
+// SetHung makes calls hang without an answer (true), as a server behind a
+// partition, until SetHung(false) lets them through.
+func (f *Front) SetHung(hung bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	switch {
+	case hung && f.hung == nil:
+		f.hung = make(chan struct{})
+	case !hung && f.hung != nil:
+		close(f.hung)
+		f.hung = nil
+	}
+}
+
 // Calls returns how many calls reached the server through this front.
 func (f *Front) Calls() int {
 	f.mu.Lock()
@@ -68,7 +83,11 @@ func (f *Front) RPC(method string, args, reply any) error {
 	default:
 	}
 	f.calls++
+	hung := f.hung
 	f.mu.Unlock()
+	if hung != nil {
+		<-hung
+	}
 	done := make(chan error, 1)
 	fresh := reflect.New(reflect.TypeOf(reply).Elem())
 	go func() { done <- f.srv.RPC(method, args, fresh.Interface()) }()
