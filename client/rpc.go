@@ -1,9 +1,18 @@
 package client
 
-import "errors"
+import (
+	"errors"
+	"time"
+)
 
 // errShuttingDown is what a blocking query returns once Shutdown began.
 var errShuttingDown = errors.New("client: shutting down")
+
+// blockingCallTimeout bounds one server's answer to a blocking query when
+// the RPCer supports it (TimeoutRPCer): the longest wait (allocWatchMaxWait
+// plus the servers' 1/16 jitter) and some slack; a server that holds the
+// query longer is hung, and the query moves to the next server.
+const blockingCallTimeout = allocWatchMaxWait + allocWatchMaxWait/16 + 15*time.Second
 
 // blockingRPC makes a blocking query (Node.GetClientAllocs,
 // Alloc.GetAllocs: the server may hold it up to MaxQueryTime, 5 minutes)
@@ -17,7 +26,13 @@ func (c *Client) blockingRPC(method string, args, reply any) error {
 		return errShuttingDown
 	}
 	done := make(chan error, 1)
-	go func() { done <- c.rpc.RPC(method, args, reply) }()
+	go func() {
+		if t, ok := c.rpc.(TimeoutRPCer); ok {
+			done <- t.RPCTimeout(method, args, reply, blockingCallTimeout)
+			return
+		}
+		done <- c.rpc.RPC(method, args, reply)
+	}()
 	select {
 	case err := <-done:
 		return err

@@ -101,11 +101,15 @@ func (m *ServerManager) call(method string, args, reply any, timeout time.Durati
 		err = callWithin(conn, method, args, reply, timeout)
 		if err == nil || !Retryable(err) {
 			if err == nil && i > 0 {
-				m.logger.Info("failed over to another server", "server", addr, "method", method)
+				m.logger.Debug("call answered by another server", "server", addr, "method", method)
 			}
 			return err
 		}
-		m.logger.Debug("server call failed: trying the next server", "server", addr, "method", method, "error", err)
+		if i == 0 {
+			m.logger.Info("preferred server failed: failing over to the next one", "server", addr, "method", method, "error", err)
+		} else {
+			m.logger.Debug("server call failed: trying the next server", "server", addr, "method", method, "error", err)
+		}
 		m.demote(addr)
 		lastErr = err
 	}

@@ -363,7 +363,7 @@ func TestClientFailsOverToAnotherServer(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	if b, _ := os.ReadFile(client.logPath); !strings.Contains(string(b), "failed over to another server") {
+	if b, _ := os.ReadFile(client.logPath); !strings.Contains(string(b), "preferred server failed: failing over to the next one") {
 		t.Fatalf("no failover in the client log")
 	}
 	job = strings.Replace(job, "count = 1", "count = 2", 1)
