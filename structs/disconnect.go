@@ -63,8 +63,8 @@ func (tg *TaskGroup) ReplaceOnDisconnect() bool {
 	return true
 }
 
-// ReconcileStrategy is the group's reconcile strategy (default best_score;
-// max_client_disconnect alone keeps the original, as Nomad's older field).
+// ReconcileStrategy is the group's reconcile strategy (default best_score,
+// also for max_client_disconnect alone).
 func (tg *TaskGroup) ReconcileStrategy() string {
 	if tg.Disconnect != nil && tg.Disconnect.Reconcile != "" {
 		return tg.Disconnect.Reconcile
