@@ -6,9 +6,8 @@ import "math"
 // node: cpu, memory and disk sums, distinct host ports and distinct usable
 // reserved cores (cores.go). It is the one fit check: the scheduler's
 // ranking and the plan applier's re-check both call it, so they can never
-// disagree. When the
-// allocations do not fit, dim names the exhausted dimension. used is what the
-// allocations add up to.
+// disagree. When the allocations do not fit, dim names the exhausted
+// dimension. used is what the allocations add up to.
 func AllocsFit(node *Node, allocs []*Allocation) (fit bool, dim string, used ComparableResources) {
 	for _, a := range allocs {
 		if a.TerminalStatus() {
