@@ -25,6 +25,7 @@ func (a *Agent) serverConfig() *server.Config {
 		NumSchedulers: c.Server.NumSchedulers, HeartbeatGrace: c.Server.HeartbeatGrace,
 		MinHeartbeatTTL: c.Server.MinHeartbeatTTL, MaxHeartbeatsPerSecond: float64(c.Server.MaxHeartbeatsPerSecond),
 		Logger: a.logger, Raft: raftConfig(c.Server),
+		JobMaxCount: c.Server.JobMaxCount,
 	}
 	sc.TLS = a.rpcTLS // agent_tls.go
 	if !c.DevMode {

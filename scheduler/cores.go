@@ -275,7 +275,7 @@ func withCores(a *structs.Allocation, ca coreAssignment) *structs.Allocation {
 	for _, t := range ca.tasks {
 		if at := a.AllocatedResources.Tasks[t.task]; at != nil {
 			at.Cpu.ReservedCores = t.ids
-			at.Cpu.CpuShares = int64(len(t.ids)) * ca.mhz
+			at.Cpu.CpuShares = structs.SatMul(int64(len(t.ids)), ca.mhz)
 		}
 	}
 	return a
@@ -283,11 +283,11 @@ func withCores(a *structs.Allocation, ca coreAssignment) *structs.Allocation {
 
 // coresCPU is the MHz asks' cores count for on node n.
 func coresCPU(n *structs.Node, asks []coreAsk) int64 {
-	total := 0
+	var total int64
 	for _, a := range asks {
-		total += a.cores
+		total = structs.SatAdd(total, int64(a.cores))
 	}
-	return int64(total) * n.MHzPerCore()
+	return structs.SatMul(total, n.MHzPerCore())
 }
 
 // explainCores says why the group's cores do not fit on the node with the

@@ -113,7 +113,7 @@ func ExplainNodeInPlan(state State, plan *structs.Plan, job *structs.Job, group 
 	}
 	_, _, used := structs.AllocsFit(node, proposed)
 	ask := structs.AllocatedFor(tg).Comparable()
-	ask.CpuShares += coresCPU(node, coreAsksOf(tg))
+	ask.CpuShares = structs.SatAdd(ask.CpuShares, coresCPU(node, coreAsksOf(tg)))
 	v.Exhausted = structs.ExhaustedDimensions(node.Comparable(), used, ask)
 	coreProblems, err := explainCores(ctx, node, tg)
 	if err != nil {

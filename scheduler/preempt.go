@@ -124,7 +124,7 @@ func findPreemption(ctx *evalContext, node *structs.Node, ask *structs.Allocated
 		return nil, nil
 	}
 	askC := ask.Comparable()
-	askC.CpuShares += coresCPU(node, cores)
+	askC.CpuShares = structs.SatAdd(askC.CpuShares, coresCPU(node, cores))
 	used.Add(askC)
 	need := used
 	need.Subtract(node.Comparable()) // > 0 where the node is short

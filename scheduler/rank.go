@@ -91,7 +91,7 @@ func (it *binPackIterator) Next() *rankedNode {
 			return nil
 		}
 		ask := it.ask
-		ask.CpuShares += coresCPU(n, it.cores) // the cheap sums first: a full node costs no core map
+		ask.CpuShares = structs.SatAdd(ask.CpuShares, coresCPU(n, it.cores)) // the cheap sums first: a full node costs no core map
 		fit, dim, used := u.fits(ask)
 		if !fit {
 			if dim == "cpu" && len(it.cores) > 0 {

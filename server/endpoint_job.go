@@ -55,6 +55,9 @@ func (e *jobEndpoint) Register(args *structs.JobRegisterRequest, reply *structs.
 	if err != nil {
 		return err
 	}
+	if err := e.s.checkJobLimits(job); err != nil {
+		return err
+	}
 	existing, err := e.s.State().JobByID(nil, job.Namespace, job.ID)
 	if err != nil {
 		return err
@@ -209,6 +212,9 @@ func (e *jobEndpoint) Evaluations(args *structs.JobSpecificRequest, reply *struc
 func (e *jobEndpoint) Plan(args *structs.JobPlanRequest, reply *structs.JobPlanResponse) error {
 	job, err := prepareJob(args.Job, args.Namespace)
 	if err != nil {
+		return err
+	}
+	if err := e.s.checkJobLimits(job); err != nil {
 		return err
 	}
 	snap := e.s.State().Snapshot()

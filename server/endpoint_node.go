@@ -26,6 +26,9 @@ func (e *nodeEndpoint) Register(args *structs.NodeRegisterRequest, reply *struct
 	case n.SecretID == "":
 		return structs.NewCodedError(structs.ErrCodeBadRequest, "missing node secret ID")
 	}
+	if err := n.ValidateBounds(); err != nil { // structs/node_bounds.go
+		return structs.NewCodedError(structs.ErrCodeBadRequest, "invalid node: %v", err)
+	}
 	st := e.s.State()
 	existing, err := st.NodeByID(nil, n.ID)
 	if err != nil {

@@ -61,6 +61,9 @@ type Config struct {
 	Clock Clock
 	// Raft holds the raft durability knobs (raft_config.go).
 	Raft RaftConfig
+	// JobMaxCount bounds a job's summed group counts on register, scale
+	// and plan (0: structs.DefaultJobMaxCount; job_limits.go).
+	JobMaxCount int
 }
 
 // DefaultConfig returns a dev-friendly configuration.

@@ -60,7 +60,7 @@ func ExhaustedDimensions(capacity, used, ask ComparableResources) []string {
 	var out []string
 	caps, useds, asks := capacity.Dimensions(), used.Dimensions(), ask.Dimensions()
 	for i, d := range asks {
-		free := caps[i].Value - useds[i].Value
+		free := SatSub(caps[i].Value, useds[i].Value)
 		if d.Value > free {
 			out = append(out, fmt.Sprintf("%s: asks %d %s, %d %s free of %d %s",
 				d.Name, d.Value, d.Unit, max(free, 0), d.Unit, caps[i].Value, d.Unit))

@@ -263,6 +263,7 @@ func (j *Job) Validate() error {
 		tg.validate(&errs)
 	}
 	j.validateConstraints(&errs)
+	j.validateBounds(&errs) // validate_bounds.go: names, IDs, sizes
 	return errs.ErrorOrNil()
 }
 

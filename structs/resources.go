@@ -36,12 +36,15 @@ func (r *Resources) Canonicalize() {
 	}
 }
 
-// Validate checks the ask is sensible.
+// Validate checks the ask is sensible: no negative amount, none over the
+// ceilings of validate_bounds.go (MaxCPU, MaxCores, MaxMemoryMB, MaxDiskMB),
+// each error naming the field.
 func (r *Resources) Validate() error {
 	var errs MultiError
 	if r.CPU < 0 || r.Cores < 0 {
 		errs.Add(fmt.Errorf("cpu and cores can't be negative"))
 	}
+	r.validateCeilings(&errs)
 	if r.CPU > 0 && r.Cores > 0 {
 		errs.Add(fmt.Errorf("only one of cpu or cores may be set"))
 	}
@@ -63,6 +66,22 @@ func (r *Resources) Validate() error {
 		}
 	}
 	return errs.ErrorOrNil()
+}
+
+// validateCeilings adds an error for each field over its ceiling.
+func (r *Resources) validateCeilings(errs *MultiError) {
+	for _, f := range []struct {
+		name, unit string
+		v, max     int
+	}{
+		{"cpu", " MHz", r.CPU, MaxCPU}, {"cores", "", r.Cores, MaxCores},
+		{"memory", " MB", r.MemoryMB, MaxMemoryMB}, {"memory_max", " MB", r.MemoryMaxMB, MaxMemoryMB},
+		{"disk", " MB", r.DiskMB, MaxDiskMB},
+	} {
+		if f.v > f.max {
+			errs.Add(fmt.Errorf("%s %d%s is over the limit of %d%s", f.name, f.v, f.unit, f.max, f.unit))
+		}
+	}
 }
 
 // NodeResources is what a node offers (JSON shape of Nomad's NodeResources).
@@ -150,18 +169,18 @@ type ComparableResources struct {
 	DiskMB    int64
 }
 
-// Add adds o to c.
+// Add adds o to c, saturating (saturate.go): a sum never wraps around.
 func (c *ComparableResources) Add(o ComparableResources) {
-	c.CpuShares += o.CpuShares
-	c.MemoryMB += o.MemoryMB
-	c.DiskMB += o.DiskMB
+	c.CpuShares = SatAdd(c.CpuShares, o.CpuShares)
+	c.MemoryMB = SatAdd(c.MemoryMB, o.MemoryMB)
+	c.DiskMB = SatAdd(c.DiskMB, o.DiskMB)
 }
 
-// Subtract subtracts o from c.
+// Subtract subtracts o from c, saturating (saturate.go).
 func (c *ComparableResources) Subtract(o ComparableResources) {
-	c.CpuShares -= o.CpuShares
-	c.MemoryMB -= o.MemoryMB
-	c.DiskMB -= o.DiskMB
+	c.CpuShares = SatSub(c.CpuShares, o.CpuShares)
+	c.MemoryMB = SatSub(c.MemoryMB, o.MemoryMB)
+	c.DiskMB = SatSub(c.DiskMB, o.DiskMB)
 }
 
 // Superset reports whether c holds all of o; if not, it names the first
@@ -179,17 +198,22 @@ func (c ComparableResources) Superset(o ComparableResources) (bool, string) {
 	return true, ""
 }
 
-// Comparable flattens allocated resources.
+// Comparable flattens allocated resources. The sums saturate, and a
+// negative amount counts as 0, so an allocation can never make a node look
+// emptier than it is.
 func (a *AllocatedResources) Comparable() ComparableResources {
 	var c ComparableResources
 	if a == nil {
 		return c
 	}
 	for _, t := range a.Tasks {
-		c.CpuShares += t.Cpu.CpuShares
-		c.MemoryMB += t.Memory.MemoryMB
+		if t == nil {
+			continue
+		}
+		c.CpuShares = SatAdd(c.CpuShares, nonNeg(t.Cpu.CpuShares))
+		c.MemoryMB = SatAdd(c.MemoryMB, nonNeg(t.Memory.MemoryMB))
 	}
-	c.DiskMB += a.Shared.DiskMB
+	c.DiskMB = SatAdd(c.DiskMB, nonNeg(a.Shared.DiskMB))
 	return c
 }
 
@@ -221,10 +245,10 @@ func AllocatedFor(tg *TaskGroup) *AllocatedResources {
 			Cpu:    AllocatedCpuResources{CpuShares: int64(r.CPU)},
 			Memory: AllocatedMemoryResources{MemoryMB: int64(r.MemoryMB), MemoryMaxMB: int64(r.MemoryMaxMB)},
 		}
-		ar.Shared.DiskMB += int64(r.DiskMB)
+		ar.Shared.DiskMB = SatAdd(ar.Shared.DiskMB, int64(r.DiskMB))
 	}
 	if tg.EphemeralDisk != nil {
-		ar.Shared.DiskMB += int64(tg.EphemeralDisk.SizeMB)
+		ar.Shared.DiskMB = SatAdd(ar.Shared.DiskMB, int64(tg.EphemeralDisk.SizeMB))
 	}
 	if tg.HasNetworks() { // the asks; the scheduler fills in the host ports
 		ar.Shared.Networks = tg.Networks

@@ -89,6 +89,11 @@ type ServerConfig struct {
 	RaftSnapshotThreshold int
 	RaftSnapshotInterval  time.Duration
 	RaftTrailingLogs      int
+
+	// JobMaxCount (job_max_count) is the most allocations one job may ask
+	// for, its groups' counts summed (0: structs.DefaultJobMaxCount); see
+	// validate_limits.go.
+	JobMaxCount int
 }
 
 // ClientConfig is the client block.
