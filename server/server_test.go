@@ -281,7 +281,7 @@ func TestJobPlanChangesNothing(t *testing.T) {
 		t.Fatalf("plan: %+v", plan)
 	}
 	big := mockJob("big")
-	big.TaskGroups[0].Tasks[0].Resources.MemoryMB = 1 << 30
+	big.TaskGroups[0].Tasks[0].Resources.MemoryMB = 1 << 24 // 16 TiB: valid, fits no test node
 	if err := s.RPC(structs.JobPlanRPC, &structs.JobPlanRequest{Job: big}, &plan); err != nil {
 		t.Fatal(err)
 	}
