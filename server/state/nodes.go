@@ -18,7 +18,9 @@ func nodesSchema() *memdb.TableSchema {
 }
 
 // UpsertNode registers or re-registers a node at index. Capacity changes when
-// the node is ready.
+// the node is ready and new, newly ready, or changed in what placement reads
+// (nodeCapacityChanged): a client re-registering an unchanged node does not
+// wake every blocked eval.
 func (s *StateStore) UpsertNode(index uint64, node *structs.Node) error {
 	txn := s.db.Txn(true)
 	defer txn.Abort()
@@ -26,9 +28,11 @@ func (s *StateStore) UpsertNode(index uint64, node *structs.Node) error {
 	if err != nil {
 		return fmt.Errorf("looking up node %q: %w", node.ID, err)
 	}
+	var old *structs.Node
 	if existing != nil {
-		node.CreateIndex = existing.(*structs.Node).CreateIndex
-		keepServerNodeFields(node, existing.(*structs.Node))
+		old = existing.(*structs.Node)
+		node.CreateIndex = old.CreateIndex
+		keepServerNodeFields(node, old)
 	} else {
 		node.CreateIndex = index
 	}
@@ -42,7 +46,7 @@ func (s *StateStore) UpsertNode(index uint64, node *structs.Node) error {
 	if err := setIndex(txn, tableNodes, index); err != nil {
 		return err
 	}
-	return s.commit(txn, index, &changes{capacity: node.Ready()})
+	return s.commit(txn, index, &changes{capacity: nodeCapacityChanged(old, node)})
 }
 
 // UpdateNodeStatus sets a node's status at index (heartbeat expiry,
