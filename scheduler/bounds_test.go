@@ -83,3 +83,24 @@ func TestHugeQueueFailsOnce(t *testing.T) {
 		t.Fatalf("%d blocked evals, want 1", blocked)
 	}
 }
+
+// BenchmarkUnplaceableQueueAtJobMaxCount is the cost of one eval of a job
+// at the default job_max_count that mostly cannot be placed (the work a
+// blocked eval costs each time capacity changes).
+func BenchmarkUnplaceableQueueAtJobMaxCount(b *testing.B) {
+	job := schedulertest.Job("many", structs.JobTypeService, structs.DefaultJobMaxCount, 100, 1024)
+	for b.Loop() {
+		s := schedulertest.NewStore()
+		s.UpsertNode(schedulertest.Node("n1", "dc1", 4000, 8192))
+		s.UpsertJob(job)
+		eval := schedulertest.Eval("e1", job, structs.EvalTriggerJobRegister)
+		s.UpsertEval(eval)
+		sched, err := scheduler.New("service", scheduler.Config{State: s, Planner: s, Now: fixedNow})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := sched.Process(eval.Copy()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -4,11 +4,14 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/big"
 	"slices"
 	"testing"
 
+	"github.com/nomadish/nomadish/server/planapply"
 	"github.com/nomadish/nomadish/server/planapply/planapplytest"
 	"github.com/nomadish/nomadish/structs"
+	"pgregory.net/rapid"
 )
 
 // TestHugePlansRefused: plans whose allocations hold huge amounts (2^63-1
@@ -54,4 +57,57 @@ func TestHugePlansRefused(t *testing.T) {
 	if fit, dim, used := structs.AllocsFit(node, allocs); !fit || used.MemoryMB > 24*1024 || len(allocs) != 24 {
 		t.Fatalf("node holds %d allocs, fit %v (%s), used %+v", len(allocs), fit, dim, used)
 	}
+}
+
+// hugeInt64 draws amounts near int64's edges as often as ordinary ones.
+func hugeInt64(rt *rapid.T, label string) int64 {
+	return rapid.OneOf(rapid.Int64Range(-10, 3000),
+		rapid.SampledFrom([]int64{math.MaxInt64, math.MaxInt64 / 2, math.MaxInt64/2 + 1, math.MinInt64, -math.MaxInt64, 1 << 62}),
+	).Draw(rt, label)
+}
+
+// TestPropertyHugePlansNeverOverCommit submits random plans whose
+// allocations hold ordinary, huge and negative amounts, and checks after
+// each, with exact (big.Int) sums independent of AllocsFit, that no node
+// holds more cpu or memory than it has.
+func TestPropertyHugePlansNeverOverCommit(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		store := planapplytest.NewStore()
+		nodes := []string{"n0", "n1"}
+		caps := map[string][2]int64{}
+		for _, id := range nodes {
+			c := [2]int64{rapid.Int64Range(0, 4000).Draw(rt, "cpu"), rapid.Int64Range(0, 4096).Draw(rt, "mem")}
+			caps[id] = c
+			store.UpsertNode(planapplytest.Node(id, c[0], c[1]))
+		}
+		a := planapply.New(planapply.Config{State: store, Commit: store})
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { a.Run(ctx); close(done) }()
+		defer func() { cancel(); <-done }()
+		for i := range rapid.IntRange(1, 10).Draw(rt, "plans") {
+			p := newPlan(fmt.Sprintf("e%d", i), 50)
+			for j := range rapid.IntRange(1, 4).Draw(rt, "places") {
+				node := rapid.SampledFrom(nodes).Draw(rt, "node")
+				p.AppendAlloc(planapplytest.Alloc(fmt.Sprintf("a%d-%d", i, j), node, hugeInt64(rt, "acpu"), hugeInt64(rt, "amem")))
+			}
+			if _, err := a.Submit(context.Background(), p); err != nil {
+				rt.Fatal(err)
+			}
+			snap, _ := store.Snapshot()
+			for _, id := range nodes {
+				allocs, _ := snap.AllocsByNode(id)
+				cpu, mem := new(big.Int), new(big.Int)
+				for _, al := range allocs {
+					for _, tr := range al.AllocatedResources.Tasks {
+						cpu.Add(cpu, big.NewInt(max(tr.Cpu.CpuShares, 0)))
+						mem.Add(mem, big.NewInt(max(tr.Memory.MemoryMB, 0)))
+					}
+				}
+				if cpu.Cmp(big.NewInt(caps[id][0])) > 0 || mem.Cmp(big.NewInt(caps[id][1])) > 0 {
+					rt.Fatalf("node %s over-committed: cpu %v of %d, memory %v of %d", id, cpu, caps[id][0], mem, caps[id][1])
+				}
+			}
+		}
+	})
 }
