@@ -28,16 +28,16 @@ func LoadFile(path string) (*Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("config: reading %s: %w", path, err)
 	}
-	file, diags := hclsyntax.ParseConfig(src, path, hcl.InitialPos)
+	body, lim, diags := parseLimited(src, path)
 	if diags.HasErrors() {
 		return nil, diagError(diags)
 	}
 	c := &Config{Plugins: map[string]*PluginConfig{}, set: map[string]hcl.Range{}}
-	d := &decoder{cfg: c, byKey: map[string]any{}}
+	d := &decoder{cfg: c, byKey: map[string]any{}, lim: lim}
 	for _, f := range c.fields() {
 		d.byKey[f.key] = f.ptr
 	}
-	d.body(file.Body.(*hclsyntax.Body), "")
+	d.body(body, "")
 	if d.diags.HasErrors() {
 		return nil, diagError(d.diags)
 	}
@@ -74,6 +74,8 @@ type decoder struct {
 	cfg   *Config
 	byKey map[string]any
 	diags hcl.Diagnostics
+	lim   *hclutil.Limiter // load_limits.go
+	ctx   *hcl.EvalContext
 }
 
 func (d *decoder) body(body *hclsyntax.Body, prefix string) {
@@ -151,7 +153,7 @@ func (d *decoder) plugin(b *hclsyntax.Block) {
 func (d *decoder) generic(body *hclsyntax.Body) map[string]any {
 	out := map[string]any{}
 	for _, a := range hclutil.SortedAttrs(body) {
-		val, diags := a.Expr.Value(nil)
+		val, diags := d.value(a.Expr)
 		d.diags = append(d.diags, diags...)
 		if !diags.HasErrors() {
 			out[a.Name] = hclutil.CtyToGo(val)
@@ -166,7 +168,7 @@ func (d *decoder) generic(body *hclsyntax.Body) map[string]any {
 
 // evalInto evaluates a (no variables or functions) into ptr.
 func (d *decoder) evalInto(a *hclsyntax.Attribute, key string, ptr any) bool {
-	val, diags := a.Expr.Value(nil)
+	val, diags := d.value(a.Expr)
 	d.diags = append(d.diags, diags...)
 	if diags.HasErrors() || val.IsNull() {
 		return !diags.HasErrors()
