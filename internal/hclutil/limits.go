@@ -22,7 +22,7 @@ const (
 	// MaxWork bounds the work of one parse: the elements every for
 	// expression iterates over, every function returns and every template
 	// interpolation inserts (one per 1 KiB) added up.
-	MaxWork = 2_000_000
+	MaxWork = 1_000_000
 	// EvalTimeout bounds the wall-clock time of evaluating one parse.
 	EvalTimeout = 2 * time.Second
 )
