@@ -102,6 +102,7 @@ func ParseWithWarnings(cfg *ParseConfig) (*structs.Job, []string, error) {
 	p := &parser{cfg: cfg, path: path, src: src, lim: hclutil.NewLimiter(cfg.limits)}
 	job := p.parse()
 	sortDiags(p.diags)
+	p.diags = hclutil.Compact(p.diags, 0)
 	warnings := make([]string, 0)
 	for _, d := range p.diags {
 		if d.Severity == hcl.DiagWarning {

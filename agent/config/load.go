@@ -39,7 +39,7 @@ func LoadFile(path string) (*Config, error) {
 	}
 	d.body(body, "")
 	if d.diags.HasErrors() {
-		return nil, diagError(d.diags)
+		return nil, diagError(hclutil.Compact(d.diags, 0))
 	}
 	return c, nil
 }

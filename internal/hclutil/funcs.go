@@ -76,9 +76,9 @@ func (l *Limiter) checkArgs(name string, args []cty.Value) error {
 	elems, bytes := check(known)
 	switch {
 	case elems > l.MaxElements:
-		return limitf("the result would have %d elements, more than the limit of %d", elems, l.MaxElements)
+		return l.trip(limitf("the result would have %d elements, more than the limit of %d", elems, l.MaxElements))
 	case bytes > l.MaxStringBytes:
-		return limitf("the result would hold %d bytes, more than the limit of %d", bytes, l.MaxStringBytes)
+		return l.trip(limitf("the result would hold %d bytes, more than the limit of %d", bytes, l.MaxStringBytes))
 	}
 	return nil
 }

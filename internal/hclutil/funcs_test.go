@@ -98,7 +98,7 @@ func TestPrechecksAllowOrdinaryCalls(t *testing.T) {
 
 func TestResultAndArgumentsChecked(t *testing.T) {
 	ran := false
-	fns := NewLimiter(Limits{}).WrapFunctions(map[string]function.Function{"f": spy(&ran, numbers(MaxElements + 1))})
+	fns := NewLimiter(Limits{}).WrapFunctions(map[string]function.Function{"f": spy(&ran, numbers(MaxElements+1))})
 	if _, err := fns["f"].Call(nil); !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), "more than 100000 elements") {
 		t.Fatalf("too large a result: err = %v", err)
 	}
@@ -167,5 +167,40 @@ func TestGuards(t *testing.T) {
 	v, diags := parseExpr(t, lim, `"a%{for x in [1, 2]}${x}%{endfor}b"`).Value(ctx)
 	if diags.HasErrors() || v.AsString() != "a12b" {
 		t.Fatalf("ordinary template: %#v %v", v, diags)
+	}
+}
+
+// TestTripStops: after the first limit is exceeded every later call fails
+// at once with that error, so a loop around a refused call ends quickly.
+func TestTripStops(t *testing.T) {
+	lim := NewLimiter(Limits{})
+	calls := 0
+	counting := function.New(&function.Spec{
+		Type: function.StaticReturnType(cty.String),
+		Impl: func([]cty.Value, cty.Type) (cty.Value, error) { calls++; return cty.StringVal(""), nil },
+	})
+	fns := lim.WrapFunctions(map[string]function.Function{"setproduct": spy(new(bool), str("")), "f": counting})
+	_, first := fns["setproduct"].Call([]cty.Value{numbers(1000), numbers(1000)})
+	if !errors.Is(first, ErrLimit) {
+		t.Fatalf("setproduct: %v", first)
+	}
+	if _, err := fns["f"].Call(nil); err == nil || err.Error() != first.Error() || calls != 0 {
+		t.Fatalf("after the limit: err = %v, calls = %d", err, calls)
+	}
+}
+
+func TestCompact(t *testing.T) {
+	rng := &hcl.Range{Filename: "f", Start: hcl.Pos{Line: 1, Column: 1}}
+	var diags hcl.Diagnostics
+	for i := 0; i < 1000; i++ {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "same", Subject: rng})
+	}
+	for i := 0; i < 100; i++ {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "other", Detail: strings.Repeat("x", i), Subject: rng})
+	}
+	out := Compact(diags, 10)
+	if len(out) != 11 || out[0].Summary != "same" || out[10].Summary != "Too many errors" ||
+		!strings.Contains(out[10].Detail, "91 more errors") {
+		t.Fatalf("got %d: %v", len(out), out)
 	}
 }

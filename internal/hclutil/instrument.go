@@ -67,8 +67,7 @@ func (l *Limiter) Context(fns map[string]function.Function) *hcl.EvalContext {
 			n = len(v.AsString())
 		}
 		if n > MaxTemplateBytes-l.tmplBytes {
-			l.tmplBytes = MaxTemplateBytes
-			return limitf("template interpolations would insert more than %d bytes in all", MaxTemplateBytes)
+			return l.trip(limitf("template interpolations would insert more than %d bytes in all", MaxTemplateBytes))
 		}
 		l.tmplBytes += n
 		return l.Check()

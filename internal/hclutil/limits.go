@@ -22,7 +22,7 @@ const (
 	// MaxWork bounds the work of one parse: the elements every for
 	// expression iterates over, every function returns and every template
 	// interpolation inserts (one per 1 KiB) added up.
-	MaxWork = 1_000_000
+	MaxWork = 250_000
 	// EvalTimeout bounds the wall-clock time of evaluating one parse.
 	EvalTimeout = 2 * time.Second
 )
@@ -79,6 +79,9 @@ type Limiter struct {
 	now       func() time.Time
 	work      int
 	tmplBytes int
+	// tripped is the first limit error; once set, evaluation stops:
+	// every later check returns it.
+	tripped error
 }
 
 // NewLimiter starts the clock of one parse.
@@ -91,20 +94,31 @@ func newLimiterClock(l Limits, now func() time.Time) *Limiter {
 	return &Limiter{Limits: l, deadline: now().Add(l.Timeout), now: now}
 }
 
-// Check returns an error wrapping ErrLimit once the evaluation time is up.
+// Check returns an error wrapping ErrLimit once the evaluation time is up
+// or any limit has been exceeded.
 func (l *Limiter) Check() error {
-	if l.now().After(l.deadline) {
-		return limitf("evaluation took longer than %s", l.Timeout)
+	if l.tripped == nil && l.now().After(l.deadline) {
+		l.trip(limitf("evaluation took longer than %s", l.Timeout))
 	}
-	return nil
+	return l.tripped
+}
+
+// trip records the first limit exceeded and returns err.
+func (l *Limiter) trip(err error) error {
+	if l.tripped == nil {
+		l.tripped = err
+	}
+	return err
 }
 
 // Spend adds n units of work and returns an error wrapping ErrLimit when
 // the parse's total goes over MaxWork (or its time is up).
 func (l *Limiter) Spend(n int, what string) error {
+	if err := l.Check(); err != nil {
+		return err
+	}
 	if n > l.MaxWork-l.work {
-		l.work = l.MaxWork
-		return limitf("%s would bring the work of this file over %d elements", what, l.MaxWork)
+		return l.trip(limitf("%s would bring the work of this file over %d elements", what, l.MaxWork))
 	}
 	l.work += n
 	return l.Check()

@@ -43,9 +43,9 @@ func (l *Limiter) CheckValue(v cty.Value, what string) error {
 	elems, bytes := Size(v, l.MaxElements, l.MaxStringBytes)
 	switch {
 	case elems > l.MaxElements:
-		return limitf("%s has more than %d elements", what, l.MaxElements)
+		return l.trip(limitf("%s has more than %d elements", what, l.MaxElements))
 	case bytes > l.MaxStringBytes:
-		return limitf("%s holds more than %d bytes of strings", what, l.MaxStringBytes)
+		return l.trip(limitf("%s holds more than %d bytes of strings", what, l.MaxStringBytes))
 	}
 	return nil
 }
