@@ -28,6 +28,11 @@ func LoadFile(path string) (*Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("config: reading %s: %w", path, err)
 	}
+	return loadSource(src, path)
+}
+
+// loadSource is LoadFile of src, read from path.
+func loadSource(src []byte, path string) (*Config, error) {
 	body, lim, diags := parseLimited(src, path)
 	if diags.HasErrors() {
 		return nil, diagError(diags)
