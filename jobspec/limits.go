@@ -40,6 +40,14 @@ func (p *parser) value(expr hcl.Expression, ctx *hcl.EvalContext) (cty.Value, hc
 	return val, diags
 }
 
+// checkTripped fails the parse when a limit was reached, even if try or
+// can swallowed the error where it happened.
+func (p *parser) checkTripped() {
+	if err := p.lim.Tripped(); err != nil && !p.diags.HasErrors() {
+		p.diags = append(p.diags, p.lim.Diagnostic(hcl.Range{Filename: p.path, Start: hcl.InitialPos, End: hcl.InitialPos}, err))
+	}
+}
+
 // inTime reports false, once, when evaluation has run out of time; the
 // decoders check it before each block.
 func (p *parser) inTime(rng hcl.Range) bool {

@@ -85,6 +85,8 @@ func TestTooLargeValuesRefused(t *testing.T) {
 	}{
 		{"setproduct", "  x = length(setproduct(range(300), range(300), range(300)))",
 			[]string{"j.hcl:2:14:", `Call to function "setproduct" failed: evaluation limit: the result would have`}},
+		{"swallowed by try", "  x = try(setproduct(range(300), range(300), range(300)), 0)",
+			[]string{`j.hcl:2:7: Error in function call; Call to function "try" failed: evaluation limit: the result would have 108000000 elements`}},
 		{"format width", `  x = format("%999999999d", 1)`, []string{"j.hcl:2:7:", `"format" failed: evaluation limit`}},
 		{"nested for", "  x = [for a in range(1000): [for b in range(1000): [for c in range(1000): c]]]",
 			[]string{"j.hcl:2:", "evaluation limit: ", "would bring the work of this file over 250000 elements"}},

@@ -101,6 +101,7 @@ func ParseWithWarnings(cfg *ParseConfig) (*structs.Job, []string, error) {
 	}
 	p := &parser{cfg: cfg, path: path, src: src, lim: hclutil.NewLimiter(cfg.limits)}
 	job := p.parse()
+	p.checkTripped()
 	sortDiags(p.diags)
 	p.diags = hclutil.Compact(p.diags, 0)
 	warnings := make([]string, 0)

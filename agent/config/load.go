@@ -43,6 +43,7 @@ func loadSource(src []byte, path string) (*Config, error) {
 		d.byKey[f.key] = f.ptr
 	}
 	d.body(body, "")
+	d.checkTripped(path)
 	if d.diags.HasErrors() {
 		return nil, diagError(hclutil.Compact(d.diags, 0))
 	}

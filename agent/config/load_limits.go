@@ -27,6 +27,13 @@ func parseLimited(src []byte, path string) (*hclsyntax.Body, *hclutil.Limiter, h
 	return body, lim, diags
 }
 
+// checkTripped fails the load when a limit was reached.
+func (d *decoder) checkTripped(path string) {
+	if err := d.lim.Tripped(); err != nil && !d.diags.HasErrors() {
+		d.diags = append(d.diags, d.lim.Diagnostic(hcl.Range{Filename: path, Start: hcl.InitialPos, End: hcl.InitialPos}, err))
+	}
+}
+
 // value evaluates expr (no variables or functions) within the limits.
 func (d *decoder) value(expr hcl.Expression) (cty.Value, hcl.Diagnostics) {
 	if d.ctx == nil {

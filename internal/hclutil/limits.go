@@ -103,6 +103,10 @@ func (l *Limiter) Check() error {
 	return l.tripped
 }
 
+// Tripped returns the first limit error of the parse, or nil. A caller
+// fails the parse on it even when try or can swallowed the error.
+func (l *Limiter) Tripped() error { return l.tripped }
+
 // trip records the first limit exceeded and returns err.
 func (l *Limiter) trip(err error) error {
 	if l.tripped == nil {
