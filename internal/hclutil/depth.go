@@ -1,7 +1,6 @@
 package hclutil
 
 import (
-	"bytes"
 	"fmt"
 	"unicode/utf8"
 
@@ -112,6 +111,12 @@ func (s *depthScanner) top() *frame { return &s.stack[len(s.stack)-1] }
 // advance moves past n bytes, keeping line and column (in runes).
 func (s *depthScanner) advance(n int) {
 	for end := s.i + n; s.i < end && s.i < len(s.src); {
+		if c := s.src[s.i]; c < utf8.RuneSelf && c != '\n' {
+			s.i++
+			s.pos.Byte = s.i
+			s.pos.Column++
+			continue
+		}
 		r, size := utf8.DecodeRune(s.src[s.i:])
 		s.i += size
 		s.pos.Byte = s.i
@@ -125,7 +130,7 @@ func (s *depthScanner) advance(n int) {
 }
 
 func (s *depthScanner) hasPrefix(p string) bool {
-	return bytes.HasPrefix(s.src[s.i:], []byte(p))
+	return len(s.src)-s.i >= len(p) && string(s.src[s.i:s.i+len(p)]) == p
 }
 
 func (s *depthScanner) run() *hcl.Diagnostic {

@@ -34,8 +34,10 @@ func (s *depthScanner) code() *hcl.Diagnostic {
 		}
 		s.advance(1)
 	default:
-		if marker, n := s.heredocIntro(); n > 0 {
-			return s.open(frame{kind: frameHeredoc, marker: marker}, n)
+		if c == '<' {
+			if marker, n := s.heredocIntro(); n > 0 {
+				return s.open(frame{kind: frameHeredoc, marker: marker}, n)
+			}
 		}
 		n, isOp := s.operator()
 		if isOp {
@@ -127,15 +129,15 @@ func isIdentByte(c byte, first bool) bool {
 // operator returns the length of the token at the cursor and whether it is
 // an operator that nests the expression one level deeper.
 func (s *depthScanner) operator() (int, bool) {
-	for _, two := range []string{"&&", "||", "<=", ">=", "!=", "=="} {
-		if s.hasPrefix(two) {
+	c := s.src[s.i]
+	if s.i+1 < len(s.src) {
+		switch string(s.src[s.i : s.i+2]) {
+		case "&&", "||", "<=", ">=", "!=", "==":
 			return 2, true
+		case "=>":
+			return 2, false
 		}
 	}
-	if s.hasPrefix("=>") {
-		return 2, false
-	}
-	c := s.src[s.i]
 	switch c {
 	case '*':
 		// a splat (.* or [*]) is not an operator
