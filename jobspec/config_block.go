@@ -15,7 +15,7 @@ import (
 func (p *parser) decodeConfig(body *hclsyntax.Body) map[string]any {
 	out := map[string]any{}
 	for _, a := range hclutil.SortedAttrs(body) {
-		val, diags := a.Expr.Value(p.ctx)
+		val, diags := p.value(a.Expr, p.ctx)
 		p.diags = append(p.diags, diags...)
 		if !diags.HasErrors() {
 			out[a.Name] = hclutil.CtyToGo(val)

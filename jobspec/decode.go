@@ -28,6 +28,9 @@ type bodySpec struct {
 // but nomadish ignores (see unimplemented.go) become warnings; anything
 // else unknown is an error at its name.
 func (p *parser) decodeBody(body *hclsyntax.Body, spec bodySpec) {
+	if !p.inTime(body.SrcRange) {
+		return
+	}
 	for _, a := range hclutil.SortedAttrs(body) {
 		if dst, ok := spec.attrs[a.Name]; ok {
 			p.evalInto(a, p.ctx, dst)
@@ -65,7 +68,7 @@ func (p *parser) decodeBody(body *hclsyntax.Body, spec bodySpec) {
 // *int, *bool, *[]string, *time.Duration, *map[string]string. A null value
 // leaves dst unchanged. It reports false on error.
 func (p *parser) evalInto(a *hclsyntax.Attribute, ctx *hcl.EvalContext, dst any) bool {
-	val, diags := a.Expr.Value(ctx)
+	val, diags := p.value(a.Expr, ctx)
 	p.diags = append(p.diags, diags...)
 	if diags.HasErrors() {
 		return false

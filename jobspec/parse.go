@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 
+	"github.com/nomadish/nomadish/internal/hclutil"
 	"github.com/nomadish/nomadish/structs"
 )
 
@@ -32,6 +33,9 @@ type ParseConfig struct {
 	// Strict makes a var-file value for an undeclared variable an error
 	// instead of a warning. A -var for an undeclared variable is always an error.
 	Strict bool
+
+	// limits overrides the default evaluation limits (tests).
+	limits hclutil.Limits
 }
 
 // Error is what Parse returns for bad input: one or more error diagnostics.
@@ -95,9 +99,11 @@ func ParseWithWarnings(cfg *ParseConfig) (*structs.Job, []string, error) {
 	if path == "" {
 		path = "<input>"
 	}
-	p := &parser{cfg: cfg, path: path, src: src}
+	p := &parser{cfg: cfg, path: path, src: src, lim: hclutil.NewLimiter(cfg.limits)}
 	job := p.parse()
+	p.checkTripped()
 	sortDiags(p.diags)
+	p.diags = hclutil.Compact(p.diags, 0)
 	warnings := make([]string, 0)
 	for _, d := range p.diags {
 		if d.Severity == hcl.DiagWarning {
@@ -117,6 +123,11 @@ type parser struct {
 	src   []byte
 	diags hcl.Diagnostics
 	ctx   *hcl.EvalContext
+	// lim bounds the parse (limits.go); bare is its context without
+	// user functions, for variable defaults and var files.
+	lim      *hclutil.Limiter
+	bare     *hcl.EvalContext
+	timedOut bool
 	// restartSet holds, per decoded restart block, the attributes it set.
 	restartSet map[*structs.RestartPolicy]map[string]bool
 	// reschedReported holds the reschedule problems already reported.
@@ -127,6 +138,9 @@ type parser struct {
 }
 
 func (p *parser) parse() *structs.Job {
+	if !p.checkDepth(p.src, p.path, false) {
+		return nil
+	}
 	file, diags := hclsyntax.ParseConfig(p.src, p.path, hcl.InitialPos)
 	p.diags = append(p.diags, diags...)
 	if diags.HasErrors() {
@@ -138,7 +152,9 @@ func (p *parser) parse() *structs.Job {
 		return nil
 	}
 	keepRuntimeInterpolations(body, p.src)
-	p.ctx = &hcl.EvalContext{Functions: functions()}
+	p.lim.Instrument(body)
+	p.ctx = p.lim.Context(functions())
+	p.bare = p.lim.Context(nil)
 	vars := p.decodeVariables(top.variables, top.variablesBlocks)
 	if p.diags.HasErrors() {
 		return nil

@@ -57,7 +57,7 @@ func (p *parser) decodeVariables(blocks, shorthand []*hclsyntax.Block) map[strin
 	for _, b := range shorthand {
 		p.rejectBlocks(b.Body, "variables")
 		for _, a := range hclutil.SortedAttrs(b.Body) {
-			val, diags := a.Expr.Value(nil)
+			val, diags := p.value(a.Expr, p.bare)
 			p.diags = append(p.diags, diags...)
 			declare(&variable{name: a.Name, typ: cty.DynamicPseudoType, def: val, decl: a.NameRange})
 		}
@@ -104,7 +104,7 @@ func (p *parser) decodeVariableBlock(b *hclsyntax.Block) *variable {
 		v.typ, v.defaults = ty, defaults
 	}
 	if a, ok := attrs["default"]; ok {
-		val, diags := a.Expr.Value(nil)
+		val, diags := p.value(a.Expr, p.bare)
 		p.diags = append(p.diags, diags...)
 		if !diags.HasErrors() {
 			v.def = p.convertVar(v, val, a.Expr.Range(), "default value")
@@ -112,7 +112,7 @@ func (p *parser) decodeVariableBlock(b *hclsyntax.Block) *variable {
 	}
 	if a, ok := attrs["description"]; ok {
 		var s string
-		p.evalInto(a, nil, &s)
+		p.evalInto(a, p.bare, &s)
 	}
 	for _, a := range hclutil.SortedAttrs(b.Body) {
 		switch a.Name {
@@ -159,10 +159,10 @@ func (p *parser) rawValue(v *variable, raw, source string) cty.Value {
 	if v.typ.IsPrimitiveType() || v.typ == cty.DynamicPseudoType {
 		return p.convertVar(v, cty.StringVal(raw), v.decl, source)
 	}
-	expr, diags := hclsyntax.ParseExpression([]byte(raw), fmt.Sprintf("<value for var.%s>", v.name), hcl.InitialPos)
+	expr, diags := p.parseExpr([]byte(raw), fmt.Sprintf("<value for var.%s>", v.name))
 	if !diags.HasErrors() {
 		var val cty.Value
-		val, diags = expr.Value(nil)
+		val, diags = p.value(expr, p.bare)
 		if !diags.HasErrors() {
 			return p.convertVar(v, val, v.decl, source)
 		}
@@ -221,10 +221,20 @@ func (p *parser) fileValues(path string, decls map[string]*variable, values map[
 func (p *parser) contentValues(path string, src []byte, decls map[string]*variable, values map[string]cty.Value) {
 	var file *hcl.File
 	var diags hcl.Diagnostics
-	if strings.HasSuffix(path, ".json") {
+	isJSON := strings.HasSuffix(path, ".json")
+	if !p.checkDepth(src, path, isJSON) {
+		return
+	}
+	// HCL-JSON strings are literal without a context, as var values are.
+	var ctx *hcl.EvalContext
+	if isJSON {
 		file, diags = hcljson.Parse(src, path)
 	} else {
 		file, diags = hclsyntax.ParseConfig(src, path, hcl.InitialPos)
+		if !diags.HasErrors() {
+			p.lim.Instrument(file.Body.(*hclsyntax.Body))
+		}
+		ctx = p.bare
 	}
 	p.diags = append(p.diags, diags...)
 	if diags.HasErrors() {
@@ -248,7 +258,7 @@ func (p *parser) contentValues(path string, src []byte, decls map[string]*variab
 			report(a.NameRange, "Undefined variable", "The var file sets %q, but the job file declares no such variable.", n)
 			continue
 		}
-		val, diags := a.Expr.Value(nil)
+		val, diags := p.value(a.Expr, ctx)
 		p.diags = append(p.diags, diags...)
 		if diags.HasErrors() {
 			continue
@@ -307,7 +317,7 @@ func (p *parser) decodeLocals(blocks []*hclsyntax.Block) cty.Value {
 				continue
 			}
 			p.ctx.Variables["local"] = cty.ObjectVal(done)
-			val, diags := all[name].Expr.Value(p.ctx)
+			val, diags := p.value(all[name].Expr, p.ctx)
 			p.diags = append(p.diags, diags...)
 			done[name], progress = val, true
 		}

@@ -28,18 +28,24 @@ func LoadFile(path string) (*Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("config: reading %s: %w", path, err)
 	}
-	file, diags := hclsyntax.ParseConfig(src, path, hcl.InitialPos)
+	return loadSource(src, path)
+}
+
+// loadSource is LoadFile of src, read from path.
+func loadSource(src []byte, path string) (*Config, error) {
+	body, lim, diags := parseLimited(src, path)
 	if diags.HasErrors() {
 		return nil, diagError(diags)
 	}
 	c := &Config{Plugins: map[string]*PluginConfig{}, set: map[string]hcl.Range{}}
-	d := &decoder{cfg: c, byKey: map[string]any{}}
+	d := &decoder{cfg: c, byKey: map[string]any{}, lim: lim}
 	for _, f := range c.fields() {
 		d.byKey[f.key] = f.ptr
 	}
-	d.body(file.Body.(*hclsyntax.Body), "")
+	d.body(body, "")
+	d.checkTripped(path)
 	if d.diags.HasErrors() {
-		return nil, diagError(d.diags)
+		return nil, diagError(hclutil.Compact(d.diags, 0))
 	}
 	return c, nil
 }
@@ -74,6 +80,8 @@ type decoder struct {
 	cfg   *Config
 	byKey map[string]any
 	diags hcl.Diagnostics
+	lim   *hclutil.Limiter // load_limits.go
+	ctx   *hcl.EvalContext
 }
 
 func (d *decoder) body(body *hclsyntax.Body, prefix string) {
@@ -151,7 +159,7 @@ func (d *decoder) plugin(b *hclsyntax.Block) {
 func (d *decoder) generic(body *hclsyntax.Body) map[string]any {
 	out := map[string]any{}
 	for _, a := range hclutil.SortedAttrs(body) {
-		val, diags := a.Expr.Value(nil)
+		val, diags := d.value(a.Expr)
 		d.diags = append(d.diags, diags...)
 		if !diags.HasErrors() {
 			out[a.Name] = hclutil.CtyToGo(val)
@@ -166,7 +174,7 @@ func (d *decoder) generic(body *hclsyntax.Body) map[string]any {
 
 // evalInto evaluates a (no variables or functions) into ptr.
 func (d *decoder) evalInto(a *hclsyntax.Attribute, key string, ptr any) bool {
-	val, diags := a.Expr.Value(nil)
+	val, diags := d.value(a.Expr)
 	d.diags = append(d.diags, diags...)
 	if diags.HasErrors() || val.IsNull() {
 		return !diags.HasErrors()
