@@ -82,7 +82,7 @@ func FuzzFSMDecode(f *testing.F) {
 	fsmSeed(f, structs.ApplyPlanResultsRequestType, &structs.ApplyPlanResultsRequest{Job: mockJob("p"), AllocsPlaced: []*structs.Allocation{{ID: "a", Job: mockJob("p")}, nil}})
 	fsmSeed(f, structs.NodeRegisterRequestType, &structs.NodeRegisterRequest{Node: &structs.Node{ID: "n", Attributes: map[string]string{"a": "b"}}})
 	fsmSeed(f, structs.EvalDeleteRequestType, &evalDeleteEntry{Evals: []string{"e"}})
-	f.Add([]byte{byte(structs.JobRegisterRequestType), 0xdd, 0xff, 0xff, 0xff, 0xff}) // an array claiming 4G members
+	f.Add([]byte{byte(structs.JobRegisterRequestType), 0xdd, 0xff, 0xff, 0xff, 0xff})  // an array claiming 4G members
 	f.Add([]byte{byte(structs.NodeRegisterRequestType), 0xdf, 0x7f, 0xff, 0xff, 0xff}) // a map claiming 2G entries
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) == 0 {
