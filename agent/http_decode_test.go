@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/hashicorp/go-hclog"
@@ -36,12 +37,12 @@ func TestHTTPNullMembersAre400(t *testing.T) {
 // with a plain-text message naming the request, is logged with the route
 // and stack, and the server keeps answering.
 func TestHTTPPanicIs500AndServerGoesOn(t *testing.T) {
-	var logs bytes.Buffer
+	logs := &syncBuffer{}
 	f := newFakeRPC().on(structs.StatusLeaderRPC, func(_, reply any) error {
 		*reply.(*string) = "127.0.0.1:4647"
 		return nil
 	})
-	s := newHTTPServer(httpDeps{RPC: f, Logger: hclog.New(&hclog.LoggerOptions{Output: &logs})})
+	s := newHTTPServer(httpDeps{RPC: f, Logger: hclog.New(&hclog.LoggerOptions{Output: logs})})
 	s.mux.HandleFunc("GET /v1/test/panic", s.wrap(func(http.ResponseWriter, *http.Request) (any, error) {
 		var m map[string]int
 		m["boom"]++ // a nil map write: a runtime panic, as a nil group was
@@ -81,11 +82,30 @@ func TestHTTPPanicIs500AndServerGoesOn(t *testing.T) {
 	if resp.StatusCode != 200 || string(body) != "first frame" || err == nil {
 		t.Fatalf("stream: status %d body %q err %v; want the frame then a read error", resp.StatusCode, body, err)
 	}
+	srv.Close() // waits for the handlers: every log line is written
 	for _, want := range []string{"HTTP handler panicked", "route=\"GET /v1/test/panic\"", "assignment to entry in nil map", "http_decode_test.go", "mid-stream"} {
 		if !strings.Contains(logs.String(), want) {
 			t.Fatalf("log lacks %q:\n%s", want, logs.String())
 		}
 	}
+}
+
+// syncBuffer is a log sink the handlers' goroutines may share.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 func originServer(f *fakeRPC, allowed ...string) *httpServer {
