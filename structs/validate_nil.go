@@ -40,12 +40,31 @@ func CheckDecoded(v any) error {
 }
 
 // nilWalker holds one walk's state: the path from the root to the current
-// value (segments are pushed on the way down and popped on the way up) and
-// the pointers already walked.
+// value (segments are pushed on the way down and popped on the way up;
+// formatted only for the error) and the pointers already walked.
 type nilWalker struct {
-	path    []string
+	path    []pathSeg
 	seen    map[walked]bool
 	tooDeep bool
+}
+
+// pathSeg is one step of a path: a field name, a list index or a map key.
+type pathSeg struct {
+	field string        // ".Name"; "" for an embedded struct, an index or a key
+	index int           // list index when key is invalid and field is ""
+	key   reflect.Value // map key, when valid
+	elem  bool          // an index or key (not a field)
+}
+
+func (p pathSeg) String() string {
+	switch {
+	case !p.elem:
+		return p.field
+	case p.key.IsValid():
+		return "[" + mapKey(p.key) + "]"
+	default:
+		return "[" + strconv.Itoa(p.index) + "]"
+	}
 }
 
 // walked identifies a pointer already walked (its type too: a struct and
@@ -56,7 +75,11 @@ type walked struct {
 }
 
 func (w *nilWalker) problem() string {
-	p := strings.TrimPrefix(strings.Join(w.path, ""), ".")
+	var b strings.Builder
+	for _, seg := range w.path {
+		b.WriteString(seg.String())
+	}
+	p := strings.TrimPrefix(b.String(), ".")
 	if p == "" {
 		p = "the request"
 	}
@@ -91,14 +114,14 @@ func (w *nilWalker) walk(v reflect.Value, depth int) bool {
 		return w.walkStruct(v, depth)
 	case reflect.Slice, reflect.Array:
 		for i := 0; i < v.Len(); i++ {
-			if w.element(v.Index(i), "["+strconv.Itoa(i)+"]", depth) {
+			if w.element(v.Index(i), pathSeg{index: i, elem: true}, depth) {
 				return true
 			}
 		}
 	case reflect.Map:
 		it := v.MapRange()
 		for it.Next() {
-			if w.element(it.Value(), "["+mapKey(it.Key())+"]", depth) {
+			if w.element(it.Value(), pathSeg{key: it.Key(), elem: true}, depth) {
 				return true
 			}
 		}
@@ -108,7 +131,7 @@ func (w *nilWalker) walk(v reflect.Value, depth int) bool {
 
 // element checks one element of a slice, array or map: a nil pointer there
 // is refused.
-func (w *nilWalker) element(e reflect.Value, seg string, depth int) bool {
+func (w *nilWalker) element(e reflect.Value, seg pathSeg, depth int) bool {
 	w.path = append(w.path, seg)
 	if e.Kind() == reflect.Pointer && e.IsNil() {
 		return true
@@ -121,23 +144,45 @@ func (w *nilWalker) element(e reflect.Value, seg string, depth int) bool {
 }
 
 func (w *nilWalker) walkStruct(v reflect.Value, depth int) bool {
-	t := v.Type()
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		if !f.IsExported() || !mayHoldPointer(f.Type) {
-			continue
-		}
-		seg := "." + f.Name
-		if f.Anonymous {
-			seg = "" // embedded: its fields read as the outer struct's
-		}
-		w.path = append(w.path, seg)
-		if w.walk(v.Field(i), depth+1) {
+	for _, f := range pointerFields(v.Type()) {
+		w.path = append(w.path, pathSeg{field: f.name})
+		if w.walk(v.Field(f.index), depth+1) {
 			return true
 		}
 		w.path = w.path[:len(w.path)-1]
 	}
 	return false
+}
+
+// structField is an exported field that may hold a pointer.
+type structField struct {
+	index int
+	name  string // ".Name"; "" for an embedded struct (its fields read as the outer's)
+}
+
+// structFields caches pointerFields per struct type (reflect.Type ->
+// []structField).
+var structFields sync.Map
+
+// pointerFields lists t's exported fields that may hold a pointer.
+func pointerFields(t reflect.Type) []structField {
+	if r, ok := structFields.Load(t); ok {
+		return r.([]structField)
+	}
+	var out []structField
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if !f.IsExported() || !mayHoldPointer(f.Type) {
+			continue
+		}
+		name := "." + f.Name
+		if f.Anonymous {
+			name = ""
+		}
+		out = append(out, structField{index: i, name: name})
+	}
+	structFields.Store(t, out)
+	return out
 }
 
 func mapKey(k reflect.Value) string {
