@@ -54,6 +54,9 @@ type httpDeps struct {
 	// Cluster is nil when this agent runs no server (http_cluster.go).
 	Cluster ClusterOps
 	Logger  hclog.Logger
+	// Origins refuses state-changing requests from other sites
+	// (http_origin.go); nil allows every origin (tests).
+	Origins *originPolicy
 }
 
 // httpServer routes Nomad's v1 API onto RPCs. It is an http.Handler; its
@@ -165,12 +168,19 @@ type withStatus struct {
 // wrap turns a handlerFunc into an http.HandlerFunc: it caps the request
 // body, JSON-encodes the result (?pretty indents it), maps errors to a status
 // with a plain-text body (what the official client puts into its error), and
-// logs the request with its duration.
+// logs the request with its duration. A panic in f is recovered and
+// answered 500 (recoverHTTP, http_recover.go); the agent keeps serving.
 func (s *httpServer) wrap(f handlerFunc) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+	return func(rw http.ResponseWriter, r *http.Request) {
 		start := time.Now()
+		w := &trackingWriter{ResponseWriter: rw}
+		defer s.recoverHTTP(w, r, start)
 		r.Body = http.MaxBytesReader(w, r.Body, maxBodyBytes)
-		obj, err := f(w, r)
+		var obj any
+		err := s.Origins.check(r) // http_origin.go: 403 for a foreign Origin
+		if err == nil {
+			obj, err = f(w, r)
+		}
 		code := http.StatusOK
 		if err != nil {
 			var msg string
@@ -236,9 +246,14 @@ func badRequest(format string, args ...any) error {
 }
 
 // decodeBody reads the (capped) request body as JSON into out. Unknown fields
-// are ignored, as Nomad does. Errors are coded: 413 for an oversized body,
-// 400 naming the place (line, column, field) of malformed JSON.
+// are ignored, as Nomad does. Errors are coded: 415 for a body declared as
+// something other than JSON (checkJSONBody), 413 for an oversized body, 400
+// naming the place (line, column, field) of malformed JSON or of a null
+// list member ("Job.TaskGroups[0] is null", structs.CheckDecoded).
 func decodeBody(r *http.Request, out any) error {
+	if err := checkJSONBody(r); err != nil {
+		return err
+	}
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		var mbe *http.MaxBytesError
@@ -253,7 +268,7 @@ func decodeBody(r *http.Request, out any) error {
 	if err := json.Unmarshal(body, out); err != nil {
 		return jsonError(body, err)
 	}
-	return nil
+	return structs.CheckDecoded(out) // 400 naming a null list member
 }
 
 // jsonError turns a json.Unmarshal error into a 400 naming where it is.

@@ -32,8 +32,19 @@ func newAllocBatcher(s *Server, window time.Duration) *allocBatcher {
 }
 
 // add queues allocs in the open batch (opening one if needed) and returns
-// the batch's future.
+// the batch's future. A nil entry fails the call alone (a done future with
+// a 400 coded error naming it) and queues nothing: a nil in a committed
+// raft entry would fail every server that applies it. (localRPC already
+// refuses such requests; this keeps the batcher safe for any caller.)
 func (b *allocBatcher) add(allocs []*structs.Allocation) *batchFuture {
+	for i, a := range allocs {
+		if a == nil {
+			f := &batchFuture{done: make(chan struct{}),
+				err: structs.NewCodedError(structs.ErrCodeBadRequest, "invalid request: Alloc[%d] is null", i)}
+			close(f.done)
+			return f
+		}
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.fut == nil {
@@ -44,7 +55,9 @@ func (b *allocBatcher) add(allocs []*structs.Allocation) *batchFuture {
 	return b.fut
 }
 
-// flush commits the open batch.
+// flush commits the open batch. It runs on a timer goroutine, where a
+// panic would end the process: one is recovered, logged, and fails the
+// batch's callers with a 500 coded error.
 func (b *allocBatcher) flush() {
 	b.mu.Lock()
 	allocs, fut := b.pending, b.fut
@@ -53,6 +66,8 @@ func (b *allocBatcher) flush() {
 	if fut == nil {
 		return
 	}
+	defer close(fut.done)
+	defer b.s.recoverRPC(structs.NodeUpdateAllocRPC+" (batch commit)", &fut.err)
 	now := time.Now()
 	evals, err := b.s.failedAllocEvals(allocs, now)
 	if err == nil {
@@ -60,7 +75,6 @@ func (b *allocBatcher) flush() {
 		fut.index, _, err = b.s.raftApply(structs.AllocClientUpdateRequestType, req)
 	}
 	fut.err = err
-	close(fut.done)
 }
 
 // stop fails the open batch (shutdown).
@@ -86,7 +100,7 @@ func (s *Server) failedAllocEvals(updates []*structs.Allocation, now time.Time) 
 	seen := map[structs.NamespacedID]bool{}
 	var evals []*structs.Evaluation
 	for _, u := range updates {
-		if u.ClientStatus != structs.AllocClientStatusFailed {
+		if u == nil || u.ClientStatus != structs.AllocClientStatusFailed {
 			continue
 		}
 		a, err := snap.AllocByID(nil, u.ID)

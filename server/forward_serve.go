@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/rpc"
 	"reflect"
+	"runtime/debug"
 	"strings"
 	"sync"
 )
@@ -15,6 +16,11 @@ import (
 // prefixed with forwardedPrefix) itself. Endpoint errors travel as their
 // Error() text; coded errors keep their "<code>: " prefix for
 // structs.DecodeRPCError. It closes codec before returning.
+//
+// Nothing a peer sends ends the process: endpoint panics become 500 errors
+// in localRPC (rpc.go); a panic anywhere else on a call's goroutine
+// (forwarding, encoding the reply) is answered as the same error; a panic
+// while decoding closes this conversation only.
 func (s *Server) serveRPCCodec(codec rpc.ServerCodec) {
 	var (
 		sending sync.Mutex
@@ -24,6 +30,7 @@ func (s *Server) serveRPCCodec(codec rpc.ServerCodec) {
 		wg.Wait()
 		codec.Close()
 	}()
+	defer s.recoverConversation()
 	for {
 		var req rpc.Request
 		if err := codec.ReadRequestHeader(&req); err != nil {
@@ -35,7 +42,7 @@ func (s *Server) serveRPCCodec(codec rpc.ServerCodec) {
 			if err := codec.ReadRequestBody(nil); err != nil {
 				return
 			}
-			writeRPCResponse(codec, &sending, &req, nil, fmt.Errorf("%w %q", ErrUnknownMethod, method))
+			s.writeRPCResponse(codec, &sending, &req, nil, fmt.Errorf("%w %q", ErrUnknownMethod, method))
 			continue
 		}
 		args := reflect.New(m.argType.Elem()).Interface()
@@ -47,18 +54,23 @@ func (s *Server) serveRPCCodec(codec rpc.ServerCodec) {
 		go func(req rpc.Request) {
 			defer wg.Done()
 			var err error
-			if forwarded {
-				err = s.rpcForwarded(method, args, reply)
-			} else {
-				err = s.RPC(method, args, reply)
-			}
-			writeRPCResponse(codec, &sending, &req, reply, err)
+			func() {
+				defer s.recoverRPC(req.ServiceMethod, &err)
+				if forwarded {
+					err = s.rpcForwarded(method, args, reply)
+				} else {
+					err = s.RPC(method, args, reply)
+				}
+			}()
+			s.writeRPCResponse(codec, &sending, &req, reply, err)
 		}(req)
 	}
 }
 
-// writeRPCResponse sends one answer; sending serializes writers.
-func writeRPCResponse(codec rpc.ServerCodec, sending *sync.Mutex, req *rpc.Request, reply any, err error) {
+// writeRPCResponse sends one answer; sending serializes writers. A panic
+// while encoding is logged and closes the conversation (part of the answer
+// may already be on the wire, so nothing more can be framed after it).
+func (s *Server) writeRPCResponse(codec rpc.ServerCodec, sending *sync.Mutex, req *rpc.Request, reply any, err error) {
 	resp := rpc.Response{ServiceMethod: req.ServiceMethod, Seq: req.Seq}
 	if err != nil {
 		resp.Error = err.Error()
@@ -66,5 +78,22 @@ func writeRPCResponse(codec rpc.ServerCodec, sending *sync.Mutex, req *rpc.Reque
 	}
 	sending.Lock()
 	defer sending.Unlock()
-	codec.WriteResponse(&resp, reply) // a write error means the peer is gone
+	var encErr error
+	func() {
+		defer s.recoverRPC(req.ServiceMethod, &encErr)
+		codec.WriteResponse(&resp, reply) // a write error means the peer is gone
+	}()
+	if encErr != nil {
+		codec.Close()
+	}
+}
+
+// recoverConversation, deferred by serveRPCCodec, stops a panic raised
+// while reading a request (a decoder failure on hostile bytes): it logs it
+// and lets serveRPCCodec close the connection or stream.
+func (s *Server) recoverConversation() {
+	if p := recover(); p != nil {
+		s.logger.Error("RPC conversation panicked while decoding; closing it",
+			"panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+	}
 }

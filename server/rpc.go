@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/raft"
 
 	"github.com/nomadish/nomadish/rpcclient"
+	"github.com/nomadish/nomadish/structs"
 )
 
 // Port layout: one TCP port (the RPC address) carries the RPC protocol
@@ -75,7 +76,14 @@ func (s *Server) registerEndpoints() error {
 // gets; errors come back as the endpoint returned them (coded errors keep
 // their identity). Net/rpc's own Server would turn errors into strings, so
 // in-process calls use a method table built from the same endpoints.
-func (s *Server) localRPC(method string, args, reply any) error {
+//
+// It is the one place every call reaches an endpoint (TCP and multiplexed
+// RPC, forwarded calls, the HTTP API and an in-process client), so it is
+// where requests are checked and endpoint panics stop: args with a nil
+// member (structs.CheckDecoded) get a 400 coded error before the endpoint
+// runs; a panic inside the endpoint is recovered, logged with the method
+// and stack, and returned as ErrRPCPanic's 500 coded error.
+func (s *Server) localRPC(method string, args, reply any) (err error) {
 	m, ok := s.methods[method]
 	if !ok {
 		return fmt.Errorf("%w %q", ErrUnknownMethod, method)
@@ -84,6 +92,10 @@ func (s *Server) localRPC(method string, args, reply any) error {
 	if av.Type() != m.argType || rv.Type() != m.replyType || av.IsNil() || rv.IsNil() {
 		return fmt.Errorf("server: %s wants (%s, %s), got (%T, %T)", method, m.argType, m.replyType, args, reply)
 	}
+	if err := structs.CheckDecoded(args); err != nil {
+		return err
+	}
+	defer s.recoverRPC(method, &err)
 	out := m.fn.Call([]reflect.Value{av, rv})
 	if err, _ := out[0].Interface().(error); err != nil {
 		return err

@@ -36,6 +36,10 @@ type Config struct {
 	// Plugins is the plugin blocks by name: plugin "raw_exec" { config { enabled = true } }.
 	Plugins map[string]*PluginConfig
 
+	// HTTPAPIAllowedOrigins is http_api_allowed_origins: browser origins
+	// besides the agent's own that may change state (validate_origins.go).
+	HTTPAPIAllowedOrigins []string
+
 	// DevMode is set by DevConfig only: in-memory raft, temporary client dirs.
 	DevMode bool
 

@@ -38,6 +38,7 @@ func (c *Config) fields() []field {
 		{"client.reserved.reserved_ports", &c.Client.ReservedPorts},
 		{"client.reserved.cores", &c.Client.ReservedCores}, {"client.reservable_cores", &c.Client.ReservableCores},
 		{"client.sysfs_root", &c.Client.SysfsRoot},
+		{"http_api_allowed_origins", &c.HTTPAPIAllowedOrigins},
 		{"tls.http", &c.TLS.HTTP}, {"tls.rpc", &c.TLS.RPC}, {"tls.ca_file", &c.TLS.CAFile}, {"tls.cert_file", &c.TLS.CertFile}, {"tls.key_file", &c.TLS.KeyFile}, {"tls.verify_server_hostname", &c.TLS.VerifyServerHostname}, {"tls.verify_https_client", &c.TLS.VerifyHTTPSClient},
 	}
 }
