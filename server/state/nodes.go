@@ -18,7 +18,8 @@ func nodesSchema() *memdb.TableSchema {
 }
 
 // UpsertNode registers or re-registers a node at index. Capacity changes when
-// the node is ready.
+// the node is ready. Re-registering with another SecretID than the stored
+// one is structs.ErrNodeSecretMismatch and changes nothing.
 func (s *StateStore) UpsertNode(index uint64, node *structs.Node) error {
 	txn := s.db.Txn(true)
 	defer txn.Abort()
@@ -27,6 +28,11 @@ func (s *StateStore) UpsertNode(index uint64, node *structs.Node) error {
 		return fmt.Errorf("looking up node %q: %w", node.ID, err)
 	}
 	if existing != nil {
+		// A node's secret never changes (Node.Register checks it; this
+		// holds it against concurrent registrations of one ID).
+		if prev := existing.(*structs.Node).SecretID; prev != "" && prev != node.SecretID {
+			return structs.ErrNodeSecretMismatch
+		}
 		node.CreateIndex = existing.(*structs.Node).CreateIndex
 		keepServerNodeFields(node, existing.(*structs.Node))
 	} else {
