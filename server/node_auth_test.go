@@ -260,4 +260,3 @@ func TestClientIntroductionConfigValidate(t *testing.T) {
 		t.Fatal(err)
 	}
 }
-
