@@ -36,7 +36,9 @@ func (c *Config) fields() []field {
 		{"client.min_dynamic_port", &c.Client.MinDynamicPort}, {"client.max_dynamic_port", &c.Client.MaxDynamicPort},
 		{"client.reserved.reserved_ports", &c.Client.ReservedPorts},
 		{"client.reserved.cores", &c.Client.ReservedCores}, {"client.reservable_cores", &c.Client.ReservableCores},
-		{"client.sysfs_root", &c.Client.SysfsRoot},
+		{"client.sysfs_root", &c.Client.SysfsRoot}, {"client.intro_token", &c.Client.IntroToken},
+		{"server.client_introduction.enforcement", &c.Server.ClientIntroEnforcement},
+		{"server.client_introduction.tokens", &c.Server.ClientIntroTokens}, {"server.snapshot_restore_max_mb", &c.Server.SnapshotRestoreMaxMB},
 		{"tls.http", &c.TLS.HTTP}, {"tls.rpc", &c.TLS.RPC}, {"tls.ca_file", &c.TLS.CAFile}, {"tls.cert_file", &c.TLS.CertFile}, {"tls.key_file", &c.TLS.KeyFile}, {"tls.verify_server_hostname", &c.TLS.VerifyServerHostname}, {"tls.verify_https_client", &c.TLS.VerifyHTTPSClient},
 	}
 }
@@ -88,6 +90,7 @@ func (c *Config) Copy() *Config {
 	out.Client.Servers = slices.Clone(c.Client.Servers)
 	out.Server.StartJoin, out.Server.RetryJoin = slices.Clone(c.Server.StartJoin), slices.Clone(c.Server.RetryJoin)
 	out.Client.Meta = maps.Clone(c.Client.Meta)
+	out.Server.ClientIntroTokens = slices.Clone(c.Server.ClientIntroTokens)
 	out.Plugins = make(map[string]*PluginConfig, len(c.Plugins))
 	for name, p := range c.Plugins {
 		out.Plugins[name] = p.copy()
