@@ -86,4 +86,3 @@ func writeSnapshotArchive(w io.Writer, meta *raft.SnapshotMeta, state io.Reader)
 	}
 	return gz.Close()
 }
-
