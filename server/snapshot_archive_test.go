@@ -231,3 +231,31 @@ func TestOperatorSnapshotRestoreRefusesBombs(t *testing.T) {
 	}
 	noTempFiles(t, dir)
 }
+
+// FuzzReadSnapshotArchive: no archive makes the reader panic, go past its
+// cap, or leave a file behind; what it accepts passed its checksums.
+func FuzzReadSnapshotArchive(f *testing.F) {
+	meta, st, sums := wellFormed([]byte("state"))
+	f.Add(tarGz(f, meta, st, sums))
+	f.Add(tarGz(f, meta, st, st, sums))
+	f.Add(tarGz(f, meta, member{name: archiveState, typ: tar.TypeSymlink}, sums))
+	f.Add(bomb(f, 1<<40, 1<<20))
+	f.Add(bomb(f, 2<<20, 2<<20))
+	f.Add([]byte{0x1f, 0x8b})
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, archive []byte) {
+		arc, err := readSnapshotArchive(bytes.NewReader(archive), dir, 1<<20)
+		if err == nil {
+			fi, serr := arc.State.Stat()
+			if serr != nil || fi.Size() != arc.Meta.Size || fi.Size() > 1<<20 {
+				t.Fatalf("accepted state: %v size %d meta %d", serr, fi.Size(), arc.Meta.Size)
+			}
+			if err := arc.Close(); err != nil {
+				t.Fatal(err)
+			}
+		} else if !errors.Is(err, ErrSnapshotArchive) {
+			t.Fatalf("error not wrapping ErrSnapshotArchive: %v", err)
+		}
+		noTempFiles(t, dir)
+	})
+}
