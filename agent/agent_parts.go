@@ -26,6 +26,9 @@ func (a *Agent) serverConfig() *server.Config {
 		MinHeartbeatTTL: c.Server.MinHeartbeatTTL, MaxHeartbeatsPerSecond: float64(c.Server.MaxHeartbeatsPerSecond),
 		Logger: a.logger, Raft: raftConfig(c.Server),
 		JobMaxCount: c.Server.JobMaxCount,
+		ClientIntroduction: server.ClientIntroductionConfig{
+			Enforcement: c.Server.ClientIntroEnforcement, Tokens: c.Server.ClientIntroTokens},
+		SnapshotRestoreMaxBytes: int64(c.Server.SnapshotRestoreMaxMB) << 20,
 	}
 	sc.TLS = a.rpcTLS // agent_tls.go
 	if !c.DevMode {
@@ -64,7 +67,7 @@ func (a *Agent) clientConfig(o options) (*client.Config, error) {
 		StateDir: c.Client.StateDir, AllocDir: c.Client.AllocDir,
 		MinDynamicPort: c.Client.MinDynamicPort, MaxDynamicPort: c.Client.MaxDynamicPort, ReservedPorts: c.Client.ReservedPorts,
 		ReservedCores: c.Client.ReservedCores, ReservableCores: c.Client.ReservableCores, SysfsRoot: c.Client.SysfsRoot,
-		PluginConfig: plugins, PluginExecutable: exe, DevMode: c.DevMode,
+		PluginConfig: plugins, PluginExecutable: exe, DevMode: c.DevMode, IntroToken: c.Client.IntroToken,
 		Logger: a.logger, HTTPAddr: a.httpAdvertise(), Version: version.Version,
 	}, nil
 }

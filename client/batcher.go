@@ -19,6 +19,7 @@ const batchInterval = 10 * time.Millisecond
 type batcher struct {
 	rpc    RPCer
 	region string
+	secret string // the node's SecretID, sent as AuthToken
 	logger hclog.Logger
 
 	mu      sync.Mutex // guards pending
@@ -26,8 +27,10 @@ type batcher struct {
 	notify  chan struct{} // cap 1: pending is not empty
 }
 
-func newBatcher(rpc RPCer, region string, logger hclog.Logger) *batcher {
-	return &batcher{rpc: rpc, region: region, logger: logger,
+// newBatcher returns a batcher sending to rpc in region, authenticated as
+// the node whose SecretID is secret.
+func newBatcher(rpc RPCer, region, secret string, logger hclog.Logger) *batcher {
+	return &batcher{rpc: rpc, region: region, secret: secret, logger: logger,
 		pending: map[string]*structs.Allocation{}, notify: make(chan struct{}, 1)}
 }
 
@@ -110,7 +113,7 @@ func (b *batcher) send(batch []*structs.Allocation) error {
 	}
 	var resp structs.GenericResponse
 	return b.rpc.RPC(structs.NodeUpdateAllocRPC, &structs.AllocUpdateRequest{Alloc: batch,
-		WriteRequest: structs.WriteRequest{Region: b.region}}, &resp)
+		WriteRequest: structs.WriteRequest{Region: b.region, AuthToken: b.secret}}, &resp)
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) bool {

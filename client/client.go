@@ -78,7 +78,7 @@ func New(cfg *Config, rpc RPCer) (*Client, error) {
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	batchCtx, batchCancel := context.WithCancel(context.Background())
 	c.batchCancel = batchCancel
-	c.batch = newBatcher(rpc, c.cfg.Region, c.logger)
+	c.batch = newBatcher(rpc, c.cfg.Region, c.secret(), c.logger)
 	c.wg.Go(func() { c.batch.run(batchCtx) })
 	c.restoreAllocs()
 	c.wg.Go(c.registerAndHeartbeat)

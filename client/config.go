@@ -50,6 +50,10 @@ type Config struct {
 	// read (fingerprint.Config).
 	ReservedCores, ReservableCores, SysfsRoot string
 
+	// IntroToken is the client introduction token (Nomad's client {
+	// intro_token }) sent with Node.Register, which servers enforcing
+	// client_introduction require of a node ID they have not seen.
+	IntroToken string
 	// HTTPAddr is the agent's HTTP address reported in the node (optional).
 	HTTPAddr string
 	// Version is reported as the nomad.version attribute (default

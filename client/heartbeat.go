@@ -100,7 +100,7 @@ func (c *Client) register() (time.Duration, error) {
 	node.StatusUpdatedAt = time.Now().Unix()
 	var resp structs.NodeUpdateResponse
 	err := c.heartbeatRPC(structs.NodeRegisterRPC, &structs.NodeRegisterRequest{Node: node,
-		WriteRequest: structs.WriteRequest{Region: c.cfg.Region}}, &resp)
+		WriteRequest: structs.WriteRequest{Region: c.cfg.Region, AuthToken: c.cfg.IntroToken}}, &resp)
 	if err != nil {
 		return 0, err
 	}
@@ -114,7 +114,7 @@ func (c *Client) heartbeat() (time.Duration, error) {
 	c.nodeMu.Lock()
 	req := &structs.NodeUpdateStatusRequest{NodeID: c.node.ID, SecretID: c.node.SecretID,
 		Status: structs.NodeStatusReady, UpdatedAt: time.Now().Unix(),
-		WriteRequest: structs.WriteRequest{Region: c.cfg.Region}}
+		WriteRequest: structs.WriteRequest{Region: c.cfg.Region, AuthToken: c.node.SecretID}}
 	c.nodeMu.Unlock()
 	var resp structs.NodeUpdateResponse
 	if err := c.heartbeatRPC(structs.NodeUpdateStatusRPC, req, &resp); err != nil {

@@ -40,3 +40,11 @@ func (c *Client) blockingRPC(method string, args, reply any) error {
 		return errShuttingDown
 	}
 }
+
+// secret returns the node's SecretID, which every node RPC carries as its
+// AuthToken so the servers know it comes from this node.
+func (c *Client) secret() string {
+	c.nodeMu.Lock()
+	defer c.nodeMu.Unlock()
+	return c.node.SecretID
+}

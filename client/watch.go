@@ -59,7 +59,7 @@ func (c *Client) getClientAllocs(index uint64) (*structs.NodeClientAllocsRespons
 	c.nodeMu.Lock()
 	req := &structs.NodeSpecificRequest{NodeID: c.node.ID, SecretID: c.node.SecretID,
 		QueryOptions: structs.QueryOptions{Region: c.cfg.Region, MinQueryIndex: index,
-			MaxQueryTime: allocWatchMaxWait, AllowStale: true}}
+			MaxQueryTime: allocWatchMaxWait, AllowStale: true, AuthToken: c.node.SecretID}}
 	c.nodeMu.Unlock()
 	var resp structs.NodeClientAllocsResponse
 	if err := c.blockingRPC(structs.NodeGetClientAllocsRPC, req, &resp); err != nil {
@@ -90,7 +90,8 @@ func (c *Client) syncAllocs(resp *structs.NodeClientAllocsResponse) error {
 			minIndex--
 		}
 		req := &structs.AllocsGetRequest{AllocIDs: pull, QueryOptions: structs.QueryOptions{
-			Region: c.cfg.Region, MinQueryIndex: minIndex, MaxQueryTime: allocWatchMaxWait, AllowStale: true}}
+			Region: c.cfg.Region, MinQueryIndex: minIndex, MaxQueryTime: allocWatchMaxWait, AllowStale: true,
+			AuthToken: c.secret()}}
 		var got structs.AllocsGetResponse
 		if err := c.blockingRPC(structs.AllocGetAllocsRPC, req, &got); err != nil {
 			return err

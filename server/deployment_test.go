@@ -33,7 +33,7 @@ func reportHealth(t *testing.T, s *Server, jobID string, healthy bool) int {
 		return 0
 	}
 	var resp structs.GenericResponse
-	if err := s.RPC(structs.NodeUpdateAllocRPC, &structs.AllocUpdateRequest{Alloc: updates}, &resp); err != nil {
+	if err := updateAllocsAsNodes(s, updates, &resp); err != nil {
 		t.Fatal(err)
 	}
 	return len(updates)

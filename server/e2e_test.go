@@ -90,7 +90,7 @@ func TestEndToEndPlacement(t *testing.T) {
 	}
 	var bad structs.NodeClientAllocsResponse
 	err := s.RPC(structs.NodeGetClientAllocsRPC, &structs.NodeSpecificRequest{NodeID: "n1", SecretID: "wrong"}, &bad)
-	if code, _ := structs.ErrorCode(err); code != structs.ErrCodeBadRequest {
+	if code, _ := structs.ErrorCode(err); code != structs.ErrCodeNodeAuth {
 		t.Fatalf("bad secret: %v", err)
 	}
 
@@ -100,7 +100,7 @@ func TestEndToEndPlacement(t *testing.T) {
 	failed := &structs.Allocation{ID: allocs[0].ID, NodeID: "n1", ClientStatus: structs.AllocClientStatusFailed,
 		TaskStates: map[string]*structs.TaskState{"t": {State: structs.TaskStateDead, Failed: true, FinishedAt: time.Now().Add(-time.Hour)}}}
 	var gr structs.GenericResponse
-	if err := s.RPC(structs.NodeUpdateAllocRPC, &structs.AllocUpdateRequest{Alloc: []*structs.Allocation{failed}}, &gr); err != nil {
+	if err := updateAllocsAsNodes(s, []*structs.Allocation{failed}, &gr); err != nil {
 		t.Fatal(err)
 	}
 	waitState(t, s, "replacement alloc", func(st *state.StateStore, ws memdb.WatchSet) bool {
@@ -193,7 +193,7 @@ func TestBatchJobCompletesAndClientWatch(t *testing.T) {
 		upd := &structs.Allocation{ID: allocID, NodeID: "n1", ClientStatus: status,
 			TaskStates: map[string]*structs.TaskState{"t": {State: structs.TaskStateRunning}}}
 		var gr structs.GenericResponse
-		if err := s.RPC(structs.NodeUpdateAllocRPC, &structs.AllocUpdateRequest{Alloc: []*structs.Allocation{upd}}, &gr); err != nil || gr.Index == 0 {
+		if err := updateAllocsAsNodes(s, []*structs.Allocation{upd}, &gr); err != nil || gr.Index == 0 {
 			t.Fatalf("Node.UpdateAlloc: %v", err)
 		}
 	}

@@ -15,7 +15,10 @@ type nodeEndpoint struct{ s *Server }
 // Register registers or re-registers a node as ready, starts its heartbeat
 // timer and, when the node becomes ready, creates node-update evals for the
 // jobs with allocations on it (blocked evals are unblocked by the state
-// store's capacity event).
+// store's capacity event). A known node ID re-registers only with its
+// stored SecretID (ErrNodeSecretMismatch otherwise, also enforced by the
+// state store against races); a new one passes the client introduction
+// policy (node_auth.go) with args.AuthToken.
 func (e *nodeEndpoint) Register(args *structs.NodeRegisterRequest, reply *structs.NodeUpdateResponse) error {
 	n := args.Node
 	switch {
@@ -34,8 +37,12 @@ func (e *nodeEndpoint) Register(args *structs.NodeRegisterRequest, reply *struct
 	if err != nil {
 		return err
 	}
-	if existing != nil && existing.SecretID != n.SecretID {
-		return structs.NewCodedError(structs.ErrCodeBadRequest, "node secret ID does not match the registered node's")
+	if existing != nil {
+		if err := authenticateNode(existing, n.SecretID); err != nil {
+			return err
+		}
+	} else if err := e.s.introduceNode(n, args.AuthToken); err != nil {
+		return err
 	}
 	node := n.Copy()
 	node.ComputeClass()
@@ -76,7 +83,8 @@ func (s *Server) fillNodeReply(nodeID string, index uint64, reply *structs.NodeU
 }
 
 // UpdateStatus is the client heartbeat (and status change): it resets the
-// node's TTL and returns it. A change of status goes through raft; a node
+// node's TTL and returns it. It must carry the node's SecretID (AuthToken or
+// SecretID): ErrNodeSecretMismatch otherwise, and nothing changes. A change of status goes through raft; a node
 // coming back ready gets node-update evals.
 func (e *nodeEndpoint) UpdateStatus(args *structs.NodeUpdateStatusRequest, reply *structs.NodeUpdateResponse) error {
 	if args.NodeID == "" {
@@ -91,11 +99,8 @@ func (e *nodeEndpoint) UpdateStatus(args *structs.NodeUpdateStatusRequest, reply
 	if err != nil {
 		return err
 	}
-	if node == nil {
-		return structs.ErrNodeNotFound
-	}
-	if args.SecretID != "" && args.SecretID != node.SecretID {
-		return structs.NewCodedError(structs.ErrCodeBadRequest, "node secret ID does not match")
+	if err := authenticateNode(node, nodeSecret(args.AuthToken, args.SecretID)); err != nil {
+		return err
 	}
 	index := node.ModifyIndex
 	if args.Status != "" && args.Status != node.Status {
@@ -173,18 +178,16 @@ func (s *Server) createNodeEvals(nodeID string, nodeIndex uint64) ([]string, uin
 // GetClientAllocs returns the node's allocation IDs with their
 // AllocModifyIndex; blocking. The index is the highest AllocModifyIndex
 // (the allocs table index when the node has none), so client status
-// reports do not wake the client's own watch.
+// reports do not wake the client's own watch. The node's SecretID must
+// come with it (AuthToken or SecretID): ErrNodeSecretMismatch otherwise.
 func (e *nodeEndpoint) GetClientAllocs(args *structs.NodeSpecificRequest, reply *structs.NodeClientAllocsResponse) error {
 	return e.s.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
 		node, err := st.NodeByID(ws, args.NodeID)
 		if err != nil {
 			return 0, err
 		}
-		if node == nil {
-			return 0, structs.ErrNodeNotFound
-		}
-		if node.SecretID != args.SecretID {
-			return 0, structs.NewCodedError(structs.ErrCodeBadRequest, "node secret ID does not match")
+		if err := authenticateNode(node, nodeSecret(args.AuthToken, args.SecretID)); err != nil {
+			return 0, err
 		}
 		allocs, err := st.AllocsByNode(ws, args.NodeID)
 		if err != nil {
@@ -205,12 +208,22 @@ func (e *nodeEndpoint) GetClientAllocs(args *structs.NodeSpecificRequest, reply 
 
 // UpdateAlloc takes client status reports. Reports are batched for
 // AllocUpdateBatch into one raft entry; the call returns once its batch is
-// committed.
+// committed. The request's AuthToken must be the SecretID of the node the
+// reported allocations are placed on: a missing or wrong secret, or any
+// allocation of another node, refuses the whole request (403) and changes
+// nothing; reports for allocations the state no longer holds are dropped.
 func (e *nodeEndpoint) UpdateAlloc(args *structs.AllocUpdateRequest, reply *structs.GenericResponse) error {
 	if len(args.Alloc) == 0 {
 		return structs.NewCodedError(structs.ErrCodeBadRequest, "no allocations to update")
 	}
-	f := e.s.allocUpdates.add(args.Alloc)
+	allocs, err := authorizeAllocUpdates(e.s.State(), args.Alloc, args.AuthToken)
+	if err != nil {
+		return err
+	}
+	if len(allocs) == 0 {
+		return nil
+	}
+	f := e.s.allocUpdates.add(allocs)
 	<-f.done
 	if f.err != nil {
 		return f.err
@@ -219,7 +232,9 @@ func (e *nodeEndpoint) UpdateAlloc(args *structs.AllocUpdateRequest, reply *stru
 	return nil
 }
 
-// GetNode reads one node (nil when absent); blocking.
+// GetNode reads one node (nil when absent); blocking. The reply carries
+// the node's SecretID only when the request carries it (AuthToken or
+// SecretID): the node itself; anyone else gets it blank.
 func (e *nodeEndpoint) GetNode(args *structs.NodeSpecificRequest, reply *structs.SingleNodeResponse) error {
 	return e.s.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
 		node, err := st.NodeByID(ws, args.NodeID)
@@ -227,6 +242,9 @@ func (e *nodeEndpoint) GetNode(args *structs.NodeSpecificRequest, reply *structs
 			return 0, err
 		}
 		reply.Node = node
+		if !node.SecretMatches(nodeSecret(args.AuthToken, args.SecretID)) {
+			reply.Node = node.Sanitized()
+		}
 		if node != nil {
 			return node.ModifyIndex, nil
 		}

@@ -130,18 +130,23 @@ func (o *operatorEndpoint) SnapshotSave(args *structs.GenericRequest, reply *str
 
 // SnapshotRestore replaces the cluster's state with an archive's through
 // raft's user restore on the leader: the leader's FSM restores it and the
-// followers receive it as an installed snapshot. A bad archive is a 400
-// coded error and changes nothing.
+// followers receive it as an installed snapshot. The archive is checked
+// first (snapshot_archive_read.go: streamed to a temporary file under the
+// decompressed cap, members and checksums verified) and its state decoded
+// once into a scratch store; a bad archive is a 400 coded error and
+// changes nothing.
 func (o *operatorEndpoint) SnapshotRestore(args *structs.SnapshotRestoreRequest, reply *structs.SnapshotRestoreResponse) error {
 	s := o.s
-	meta, state, err := readSnapshotArchive(bytes.NewReader(args.Archive))
+	arc, err := s.checkedSnapshot(args.Archive)
 	if err != nil {
-		return structs.NewCodedError(structs.ErrCodeBadRequest, "%v", err)
+		return err
 	}
+	defer arc.Close()
+	meta := arc.Meta
 	if !s.waitForRaftLeader() {
 		return structs.ErrNoLeader
 	}
-	if err := s.raft.Restore(meta, bytes.NewReader(state), snapshotTimeout); err != nil {
+	if err := s.raft.Restore(meta, arc.State, snapshotTimeout); err != nil {
 		if errors.Is(err, raft.ErrNotLeader) || errors.Is(err, raft.ErrLeadershipLost) {
 			return structs.ErrNoLeader
 		}

@@ -83,7 +83,7 @@ func TestMissedHeartbeatMarksNodeDownAndReplaces(t *testing.T) {
 	// A heartbeat keeps the node alive past its first TTL.
 	clock.Advance(1500 * time.Millisecond)
 	var hb structs.NodeUpdateResponse
-	if err := s.RPC(structs.NodeUpdateStatusRPC, &structs.NodeUpdateStatusRequest{NodeID: "n1", Status: structs.NodeStatusReady}, &hb); err != nil || hb.HeartbeatTTL < time.Second {
+	if err := s.RPC(structs.NodeUpdateStatusRPC, &structs.NodeUpdateStatusRequest{NodeID: "n1", SecretID: "secret-n1", Status: structs.NodeStatusReady}, &hb); err != nil || hb.HeartbeatTTL < time.Second {
 		t.Fatalf("heartbeat: %v %v", hb.HeartbeatTTL, err)
 	}
 	clock.Advance(1500 * time.Millisecond)
@@ -102,7 +102,7 @@ func TestMissedHeartbeatMarksNodeDownAndReplaces(t *testing.T) {
 	})
 	// The node comes back: its heartbeat brings it to ready, and the job
 	// gets its alloc back.
-	if err := s.RPC(structs.NodeUpdateStatusRPC, &structs.NodeUpdateStatusRequest{NodeID: "n1", Status: structs.NodeStatusReady}, &hb); err != nil {
+	if err := s.RPC(structs.NodeUpdateStatusRPC, &structs.NodeUpdateStatusRequest{NodeID: "n1", SecretID: "secret-n1", Status: structs.NodeStatusReady}, &hb); err != nil {
 		t.Fatal(err)
 	}
 	waitState(t, s, "alloc replaced", func(st *state.StateStore, ws memdb.WatchSet) bool {

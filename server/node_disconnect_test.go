@@ -53,7 +53,7 @@ func disconnectTest(t *testing.T) (*Server, func(time.Duration), string) {
 	registerNode(t, s, "n2")
 	heartbeat := func(id string) {
 		var hb structs.NodeUpdateResponse
-		if err := s.RPC(structs.NodeUpdateStatusRPC, &structs.NodeUpdateStatusRequest{NodeID: id, Status: structs.NodeStatusReady}, &hb); err != nil {
+		if err := s.RPC(structs.NodeUpdateStatusRPC, &structs.NodeUpdateStatusRequest{NodeID: id, SecretID: "secret-" + id, Status: structs.NodeStatusReady}, &hb); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -95,7 +95,7 @@ func TestDisconnectedNodeReconnects(t *testing.T) {
 	s, advance, orig := disconnectTest(t)
 	advance(10 * time.Second)
 	var hb structs.NodeUpdateResponse
-	if err := s.RPC(structs.NodeUpdateStatusRPC, &structs.NodeUpdateStatusRequest{NodeID: "n1", Status: structs.NodeStatusReady}, &hb); err != nil {
+	if err := s.RPC(structs.NodeUpdateStatusRPC, &structs.NodeUpdateStatusRequest{NodeID: "n1", SecretID: "secret-n1", Status: structs.NodeStatusReady}, &hb); err != nil {
 		t.Fatal(err)
 	}
 	reportRunning(t, s, "n1")

@@ -23,7 +23,7 @@ func reportRunning(t *testing.T, s *Server, nodeID string) {
 		upd = append(upd, c)
 	}
 	var resp structs.GenericResponse
-	if err := s.RPC(structs.NodeUpdateAllocRPC, &structs.AllocUpdateRequest{Alloc: upd}, &resp); err != nil {
+	if err := updateAllocsAsNodes(s, upd, &resp); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -48,7 +48,7 @@ func TestNodeLossReplacesOnOtherNode(t *testing.T) {
 	registerNode(t, s, "n2")
 	clock.Advance(1500 * time.Millisecond)
 	var hb structs.NodeUpdateResponse
-	if err := s.RPC(structs.NodeUpdateStatusRPC, &structs.NodeUpdateStatusRequest{NodeID: "n2", Status: structs.NodeStatusReady}, &hb); err != nil {
+	if err := s.RPC(structs.NodeUpdateStatusRPC, &structs.NodeUpdateStatusRequest{NodeID: "n2", SecretID: "secret-n2", Status: structs.NodeStatusReady}, &hb); err != nil {
 		t.Fatal(err)
 	}
 	clock.Advance(1500 * time.Millisecond) // n1's TTL (<= 2s) + grace (1s) passed; n2 heartbeated
@@ -70,7 +70,7 @@ func TestNodeLossReplacesOnOtherNode(t *testing.T) {
 		return n1.Status == structs.NodeStatusDown && n2.Status == structs.NodeStatusReady && lost == 1 && onN2 == 1 && len(allocs) == 2
 	})
 	// n1 comes back.
-	if err := s.RPC(structs.NodeUpdateStatusRPC, &structs.NodeUpdateStatusRequest{NodeID: "n1", Status: structs.NodeStatusReady}, &hb); err != nil {
+	if err := s.RPC(structs.NodeUpdateStatusRPC, &structs.NodeUpdateStatusRequest{NodeID: "n1", SecretID: "secret-n1", Status: structs.NodeStatusReady}, &hb); err != nil {
 		t.Fatal(err)
 	}
 	waitState(t, s, "n1 ready and its evals done", func(st *state.StateStore, ws memdb.WatchSet) bool {

@@ -33,7 +33,7 @@ func TestFailedAllocRescheduledAfterDelay(t *testing.T) {
 	update := &structs.Allocation{ID: first.ID, NodeID: "n1", ClientStatus: structs.AllocClientStatusFailed,
 		TaskStates: map[string]*structs.TaskState{"t": {State: structs.TaskStateDead, Failed: true, FinishedAt: failedAt}}}
 	var gr structs.GenericResponse
-	if err := s.RPC(structs.NodeUpdateAllocRPC, &structs.AllocUpdateRequest{Alloc: []*structs.Allocation{update}}, &gr); err != nil {
+	if err := updateAllocsAsNodes(s, []*structs.Allocation{update}, &gr); err != nil {
 		t.Fatal(err)
 	}
 

@@ -33,8 +33,8 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-// tcpServer starts a dev server listening on a real RPC port.
-func tcpServer(t *testing.T) *Server {
+// tcpRPCServer starts a dev server listening on a real RPC port.
+func tcpRPCServer(t *testing.T) *Server {
 	return testServer(t, func(c *Config) { c.RPCAddr = "127.0.0.1:0" })
 }
 
@@ -56,7 +56,7 @@ func legacyClient(t *testing.T, s *Server) *rpc.Client {
 // wire protocols, get a 400 naming the member, change nothing, and the
 // server keeps answering on the same connection.
 func TestRPCNilMembersOverTCP(t *testing.T) {
-	s := tcpServer(t)
+	s := tcpRPCServer(t)
 	before, _ := s.State().LatestIndex(nil)
 	nilGroup := mockJob("nilgroup")
 	nilGroup.TaskGroups = append(nilGroup.TaskGroups, nil)
@@ -176,7 +176,7 @@ func TestLocalRPCPanicAndNil(t *testing.T) {
 	if code, _ := structs.ErrorCode(s.localRPC("Status.Boom", &in, &out)); code != structs.ErrCodeInternal {
 		t.Fatalf("panic: code %d", code)
 	}
-	s2 := tcpServer(t)
+	s2 := tcpRPCServer(t)
 	err := s2.RPC(structs.JobRegisterRPC, &structs.JobRegisterRequest{Job: &structs.Job{ID: "x", TaskGroups: []*structs.TaskGroup{nil}}}, &structs.JobRegisterResponse{})
 	if code, msg := structs.ErrorCode(err); code != structs.ErrCodeBadRequest || !strings.Contains(msg, "TaskGroups[0] is null") {
 		t.Fatalf("nil group in process: %v", err)

@@ -64,6 +64,11 @@ type Config struct {
 	// JobMaxCount bounds a job's summed group counts on register, scale
 	// and plan (0: structs.DefaultJobMaxCount; job_limits.go).
 	JobMaxCount int
+	// ClientIntroduction is the policy for new nodes (node_auth.go).
+	ClientIntroduction ClientIntroductionConfig
+	// SnapshotRestoreMaxBytes caps a snapshot restore's decompressed size
+	// (snapshot_archive.go; 0: DefaultSnapshotRestoreMaxBytes).
+	SnapshotRestoreMaxBytes int64
 }
 
 // DefaultConfig returns a dev-friendly configuration.
@@ -129,7 +134,10 @@ func (c *Config) Validate() error {
 			return fmt.Errorf("%w: bootstrap_expect = %d needs a serf address to find the other servers", ErrConfig, c.BootstrapExpect)
 		}
 	}
-	return nil
+	if c.SnapshotRestoreMaxBytes < 0 {
+		return fmt.Errorf("%w: snapshot_restore_max_bytes must not be negative", ErrConfig)
+	}
+	return c.ClientIntroduction.Validate()
 }
 
 // Server is one nomadish server.

@@ -2,8 +2,6 @@ package server
 
 import (
 	"archive/tar"
-	"bufio"
-	"bytes"
 	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
@@ -21,6 +19,11 @@ import (
 // archive that is not a well-formed snapshot written by SnapshotSave.
 var ErrSnapshotArchive = errors.New("server: bad snapshot archive")
 
+// ErrSnapshotTooLarge is returned (wrapped) for an archive whose
+// decompressed content exceeds the restore cap; it wraps
+// ErrSnapshotArchive too.
+var ErrSnapshotTooLarge = fmt.Errorf("%w: decompressed size over the restore limit", ErrSnapshotArchive)
+
 // Archive member names, as Nomad's (and Consul's) snapshot archives.
 const (
 	archiveMeta  = "meta.json"
@@ -28,8 +31,20 @@ const (
 	archiveSums  = "SHA256SUMS"
 )
 
-// maxArchiveMember bounds one decompressed member (a gzip bomb guard).
-const maxArchiveMember = 1 << 30
+// Restore limits (an archive is untrusted input: a gzip bomb or a tar of
+// many members must be refused without exhausting memory or disk).
+const (
+	// DefaultSnapshotRestoreMaxBytes is the default cap on an archive's
+	// decompressed size, tar headers included (Config.SnapshotRestoreMaxBytes,
+	// agent key server.snapshot_restore_max_mb).
+	DefaultSnapshotRestoreMaxBytes = 4 << 30
+	// maxArchiveMeta and maxArchiveSums bound the small members, read into
+	// memory; state.bin is streamed to a temporary file.
+	maxArchiveMeta = 1 << 20
+	maxArchiveSums = 4 << 10
+	// maxArchiveMembers is the number of members an archive has.
+	maxArchiveMembers = 3
+)
 
 // writeSnapshotArchive writes meta and the FSM state read from state as a
 // gzipped tar of meta.json, state.bin and SHA256SUMS to w.
@@ -70,60 +85,4 @@ func writeSnapshotArchive(w io.Writer, meta *raft.SnapshotMeta, state io.Reader)
 		return fmt.Errorf("writing snapshot archive: %w", err)
 	}
 	return gz.Close()
-}
-
-// readSnapshotArchive reads an archive written by writeSnapshotArchive and
-// checks every member against SHA256SUMS. Errors wrap ErrSnapshotArchive.
-func readSnapshotArchive(r io.Reader) (*raft.SnapshotMeta, []byte, error) {
-	gz, err := gzip.NewReader(r)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%w: not gzip: %v", ErrSnapshotArchive, err)
-	}
-	tr := tar.NewReader(gz)
-	members := map[string][]byte{}
-	for {
-		h, err := tr.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, nil, fmt.Errorf("%w: reading tar: %v", ErrSnapshotArchive, err)
-		}
-		b, err := io.ReadAll(io.LimitReader(tr, maxArchiveMember+1))
-		if err != nil || len(b) > maxArchiveMember {
-			return nil, nil, fmt.Errorf("%w: reading %s: too large or truncated", ErrSnapshotArchive, h.Name)
-		}
-		members[h.Name] = b
-	}
-	for _, name := range []string{archiveMeta, archiveState, archiveSums} {
-		if _, ok := members[name]; !ok {
-			return nil, nil, fmt.Errorf("%w: no %s", ErrSnapshotArchive, name)
-		}
-	}
-	if err := checkSums(members); err != nil {
-		return nil, nil, err
-	}
-	var meta raft.SnapshotMeta
-	if err := json.Unmarshal(members[archiveMeta], &meta); err != nil {
-		return nil, nil, fmt.Errorf("%w: decoding %s: %v", ErrSnapshotArchive, archiveMeta, err)
-	}
-	return &meta, members[archiveState], nil
-}
-
-// checkSums verifies meta.json and state.bin against SHA256SUMS.
-func checkSums(members map[string][]byte) error {
-	want := map[string]string{}
-	sc := bufio.NewScanner(bytes.NewReader(members[archiveSums]))
-	for sc.Scan() {
-		if sum, name, ok := strings.Cut(sc.Text(), "  "); ok {
-			want[name] = sum
-		}
-	}
-	for _, name := range []string{archiveMeta, archiveState} {
-		sum := sha256.Sum256(members[name])
-		if want[name] != hex.EncodeToString(sum[:]) {
-			return fmt.Errorf("%w: %s does not match its SHA256SUMS line", ErrSnapshotArchive, name)
-		}
-	}
-	return nil
 }

@@ -52,7 +52,7 @@ func TestSystemJobFollowsNodes(t *testing.T) {
 	})
 
 	var down structs.NodeUpdateResponse
-	req := &structs.NodeUpdateStatusRequest{NodeID: "n2", Status: structs.NodeStatusDown}
+	req := &structs.NodeUpdateStatusRequest{NodeID: "n2", SecretID: "secret-n2", Status: structs.NodeStatusDown}
 	if err := s.RPC(structs.NodeUpdateStatusRPC, req, &down); err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,9 @@ type QueryOptions struct {
 	AllowStale bool
 	// Prefix filters list results by ID prefix.
 	Prefix string
+	// AuthToken authenticates the caller (Nomad's X-Nomad-Token field); a
+	// client sends its node's SecretID here (node_auth.go).
+	AuthToken string
 }
 
 // QueryMeta is returned with every read.
@@ -29,6 +32,10 @@ type QueryMeta struct {
 type WriteRequest struct {
 	Region    string
 	Namespace string
+	// AuthToken authenticates the caller (Nomad's X-Nomad-Token field); a
+	// client sends its node's SecretID here, or its introduction token when
+	// it registers a new node (node_auth.go).
+	AuthToken string
 }
 
 // WriteMeta is returned with every write.

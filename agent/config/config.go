@@ -98,6 +98,12 @@ type ServerConfig struct {
 	// for, its groups' counts summed (0: structs.DefaultJobMaxCount); see
 	// validate_limits.go.
 	JobMaxCount int
+	// Node authentication and restore limits (validate_nodeauth.go):
+	// client_introduction { enforcement tokens } and
+	// snapshot_restore_max_mb.
+	ClientIntroEnforcement string
+	ClientIntroTokens      []string
+	SnapshotRestoreMaxMB   int
 }
 
 // ClientConfig is the client block.
@@ -126,6 +132,9 @@ type ClientConfig struct {
 	// topology is read from (tests, the simulator and containers point it
 	// at another machine's tree).
 	SysfsRoot string
+	// IntroToken is client { intro_token }: the client introduction token
+	// sent when the node registers for the first time.
+	IntroToken string
 }
 
 // PluginConfig is one plugin block.

@@ -39,6 +39,9 @@ func (c *Config) fields() []field {
 		{"client.reserved.cores", &c.Client.ReservedCores}, {"client.reservable_cores", &c.Client.ReservableCores},
 		{"client.sysfs_root", &c.Client.SysfsRoot},
 		{"http_api_allowed_origins", &c.HTTPAPIAllowedOrigins},
+		{"client.sysfs_root", &c.Client.SysfsRoot}, {"client.intro_token", &c.Client.IntroToken},
+		{"server.client_introduction.enforcement", &c.Server.ClientIntroEnforcement},
+		{"server.client_introduction.tokens", &c.Server.ClientIntroTokens}, {"server.snapshot_restore_max_mb", &c.Server.SnapshotRestoreMaxMB},
 		{"tls.http", &c.TLS.HTTP}, {"tls.rpc", &c.TLS.RPC}, {"tls.ca_file", &c.TLS.CAFile}, {"tls.cert_file", &c.TLS.CertFile}, {"tls.key_file", &c.TLS.KeyFile}, {"tls.verify_server_hostname", &c.TLS.VerifyServerHostname}, {"tls.verify_https_client", &c.TLS.VerifyHTTPSClient},
 	}
 }
@@ -90,6 +93,7 @@ func (c *Config) Copy() *Config {
 	out.Client.Servers = slices.Clone(c.Client.Servers)
 	out.Server.StartJoin, out.Server.RetryJoin = slices.Clone(c.Server.StartJoin), slices.Clone(c.Server.RetryJoin)
 	out.Client.Meta = maps.Clone(c.Client.Meta)
+	out.Server.ClientIntroTokens = slices.Clone(c.Server.ClientIntroTokens)
 	out.Plugins = make(map[string]*PluginConfig, len(c.Plugins))
 	for name, p := range c.Plugins {
 		out.Plugins[name] = p.copy()

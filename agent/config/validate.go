@@ -96,6 +96,7 @@ func (c *Config) validateRoles(bad func(key, format string, args ...any)) {
 	c.validateCores(bad)
 	c.validateRaft(bad)
 	c.validateLimits(bad) // validate_limits.go
+	c.validateNodeAuth(bad)
 	if c.Client.Enabled && !c.Server.Enabled && len(c.Client.Servers) == 0 {
 		bad("client.servers", "required when the client runs without a local server")
 	}

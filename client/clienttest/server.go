@@ -180,6 +180,11 @@ func (s *FakeServer) getAllocs(req *structs.AllocsGetRequest, resp *structs.Allo
 func (s *FakeServer) updateAlloc(req *structs.AllocUpdateRequest) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	for _, u := range req.Alloc {
+		if a := s.allocs[u.ID]; a != nil && !s.nodes[a.NodeID].SecretMatches(req.AuthToken) {
+			return structs.ErrNodeSecretMismatch // as the real server: the node's secret is required
+		}
+	}
 	batch := make([]*structs.Allocation, 0, len(req.Alloc))
 	for _, u := range req.Alloc {
 		u = u.Copy()

@@ -21,6 +21,8 @@ func nodesSchema() *memdb.TableSchema {
 // the node is ready and new, newly ready, or changed in what placement reads
 // (nodeCapacityChanged): a client re-registering an unchanged node does not
 // wake every blocked eval.
+// Re-registering with another SecretID than the stored one is
+// structs.ErrNodeSecretMismatch and changes nothing.
 func (s *StateStore) UpsertNode(index uint64, node *structs.Node) error {
 	txn := s.db.Txn(true)
 	defer txn.Abort()
@@ -31,6 +33,11 @@ func (s *StateStore) UpsertNode(index uint64, node *structs.Node) error {
 	var old *structs.Node
 	if existing != nil {
 		old = existing.(*structs.Node)
+		// A node's secret never changes (Node.Register checks it; this
+		// holds it against concurrent registrations of one ID).
+		if old.SecretID != "" && old.SecretID != node.SecretID {
+			return structs.ErrNodeSecretMismatch
+		}
 		node.CreateIndex = old.CreateIndex
 		keepServerNodeFields(node, old)
 	} else {

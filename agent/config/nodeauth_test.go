@@ -1,0 +1,48 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+func TestNodeAuthKeysLoadAndValidate(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "n.hcl")
+	src := "data_dir = \"/d\"\nserver {\n  enabled = true\n  snapshot_restore_max_mb = 512\n" +
+		"  client_introduction {\n    enforcement = \"strict\"\n    tokens = [\"0123456789abcdef\"]\n  }\n}\n" +
+		"client {\n  intro_token = \"0123456789abcdef\"\n}\n"
+	if err := os.WriteFile(path, []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	file, err := LoadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := DefaultConfig().Merge(file)
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	s := c.Server
+	if s.ClientIntroEnforcement != "strict" || !slices.Equal(s.ClientIntroTokens, []string{"0123456789abcdef"}) ||
+		s.SnapshotRestoreMaxMB != 512 || c.Client.IntroToken != "0123456789abcdef" {
+		t.Fatalf("config: %+v %+v", s, c.Client)
+	}
+
+	bad := filepath.Join(t.TempDir(), "b.hcl")
+	src = "data_dir = \"/d\"\nserver {\n  enabled = true\n  snapshot_restore_max_mb = -1\n" +
+		"  client_introduction {\n    enforcement = \"always\"\n    tokens = [\"short\"]\n  }\n}\n"
+	if err := os.WriteFile(bad, []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if file, err = LoadFile(bad); err != nil {
+		t.Fatal(err)
+	}
+	err = DefaultConfig().Merge(file).Validate()
+	want := bad + ":4:3: server.snapshot_restore_max_mb: can't be negative, got -1\n" +
+		bad + ":6:5: server.client_introduction.enforcement: must be none, warn or strict; got \"always\"\n" +
+		bad + ":7:5: server.client_introduction.tokens: token 0 is shorter than 16 characters"
+	if err == nil || err.Error() != want {
+		t.Fatalf("error:\n%v\nwant:\n%s", err, want)
+	}
+}
