@@ -228,6 +228,9 @@ func TestImagePathsRefusal(t *testing.T) {
 // qemu rejecting its arguments fails StartTask with qemu's own message.
 func TestStartFailureReportsQemuError(t *testing.T) {
 	d, cfg := guest(t, false)
+	if err := d.SetConfig(map[string]any{"image_paths": d.imagePaths, "args_allowlist": []any{"-no-such-option"}}); err != nil {
+		t.Fatal(err)
+	}
 	cfg.Config["args"] = []any{"-no-such-option"}
 	_, err := d.StartTask(cfg)
 	if err == nil || !strings.Contains(err.Error(), "exited at start") || !strings.Contains(err.Error(), "no-such-option") {
