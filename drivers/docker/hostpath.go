@@ -50,7 +50,9 @@ func newHostPaths(allocDir, taskDir string, enabled bool) hostPaths {
 // way is refused (the engine would create its target), and the result must
 // lie in the allocation directory; it is returned resolved, so the engine
 // does not follow those symlinks again. An absolute p is checked the same
-// way (Nomad allows absolute paths inside the allocation directory).
+// way (Nomad allows absolute paths inside the allocation directory). The
+// allocation directory itself is refused: with it a task could swap the
+// shared alloc dir (where the plugin writes logs) for a symlink.
 func (h hostPaths) resolve(what, p string) (string, error) {
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(h.taskDir, p)
@@ -69,6 +71,10 @@ func (h hostPaths) resolve(what, p string) (string, error) {
 	root, err := filepath.EvalSymlinks(h.root)
 	if err != nil {
 		return "", fmt.Errorf("%s: allocation directory %q: %w", what, h.root, err)
+	}
+	if real == root {
+		return "", fmt.Errorf("%s: %q is the allocation directory itself (it holds the other tasks' directories and the shared alloc dir); mount a directory inside it: %w",
+			what, p, ErrHostPath)
 	}
 	if !within(real, root) {
 		return "", fmt.Errorf("%s: %q resolves to %q, outside the allocation directory; host paths need volumes { enabled = true } in the docker plugin config: %w",
@@ -103,6 +109,16 @@ func evalExisting(p string) (string, error) {
 		rest = filepath.Join(filepath.Base(p), rest)
 		p = parent
 	}
+}
+
+// builtin resolves one of the task's own directories (alloc, local,
+// secrets) that the driver always mounts: like resolve with volumes
+// disabled, so a task that replaced one with a symlink (through another
+// mount of the alloc dir) does not get the link's target mounted.
+func (h hostPaths) builtin(what, p string) (string, error) {
+	strict := h
+	strict.enabled = false
+	return strict.resolve(what, p)
 }
 
 // within reports whether p is dir or below it (both clean and absolute).

@@ -175,21 +175,27 @@ func strMaps(v any) (map[string]string, error) {
 	return out, nil
 }
 
-// binds mounts the alloc, local and secrets dirs and the task's volumes
-// ("host:container[:ro|rw]"). Each host path is resolved by hp: outside the
-// allocation directory it needs the plugin's volumes { enabled = true }.
+// binds mounts the alloc, local and secrets dirs (resolved strictly:
+// hostPaths.builtin) and the task's volumes ("host:container[:ro|rw]").
+// Each volume's host path is resolved by hp: outside the allocation
+// directory it needs the plugin's volumes { enabled = true }.
 // label (volumes { selinuxlabel }) is added to every bind's options.
 func binds(cfg *base.TaskConfig, volumes []string, hp hostPaths, label string) ([]string, error) {
 	var out []string
-	if cfg.AllocDir != "" {
-		out = append(out, bindSpec(cfg.AllocDir, containerAllocDir, "", label))
-	}
+	own := [][2]string{{cfg.AllocDir, containerAllocDir}}
 	if cfg.TaskDir != "" {
-		for _, d := range [][2]string{{"local", containerLocalDir}, {"secrets", containerSecretsDir}} {
-			if p := filepath.Join(cfg.TaskDir, d[0]); isDir(p) {
-				out = append(out, bindSpec(p, d[1], "", label))
-			}
+		own = append(own, [2]string{filepath.Join(cfg.TaskDir, "local"), containerLocalDir},
+			[2]string{filepath.Join(cfg.TaskDir, "secrets"), containerSecretsDir})
+	}
+	for i, d := range own {
+		if d[0] == "" || (i > 0 && !isDir(d[0])) {
+			continue
 		}
+		src, err := hp.builtin(d[1], d[0])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, bindSpec(src, d[1], "", label))
 	}
 	for _, v := range volumes {
 		parts := strings.Split(v, ":")

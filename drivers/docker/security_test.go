@@ -219,3 +219,29 @@ func TestSetConfigAllowlists(t *testing.T) {
 		}
 	}
 }
+
+// The allocation directory itself cannot be mounted (a task could swap the
+// shared alloc dir for a symlink through it), and a task's own local or
+// secrets dir replaced by a symlink out is refused, not mounted.
+func TestAllocRootAndReplacedTaskDirsRefused(t *testing.T) {
+	cfg := allocLayout(t)
+	hp := newHostPaths(cfg.AllocDir, cfg.TaskDir, false)
+	for _, v := range []string{"..:/root", "../:/root", filepath.Dir(cfg.AllocDir) + ":/root", "../web/..:/root"} {
+		if _, err := binds(cfg, []string{v}, hp, ""); !errors.Is(err, ErrHostPath) || !strings.Contains(err.Error(), "the allocation directory itself") {
+			t.Errorf("volume %q: %v", v, err)
+		}
+	}
+	if _, err := binds(cfg, []string{"../db:/db"}, hp, ""); err != nil {
+		t.Errorf("another task's dir: %v", err)
+	}
+	secrets := filepath.Join(cfg.TaskDir, "secrets")
+	if err := os.Symlink("/etc", secrets); err != nil {
+		t.Fatal(err)
+	}
+	for _, enabled := range []bool{false, true} {
+		_, err := binds(cfg, nil, newHostPaths(cfg.AllocDir, cfg.TaskDir, enabled), "")
+		if !errors.Is(err, ErrHostPath) || !strings.Contains(err.Error(), "/secrets") {
+			t.Errorf("volumes enabled %v: secrets dir replaced by a symlink to /etc: %v", enabled, err)
+		}
+	}
+}
