@@ -94,11 +94,12 @@ func launch(exe, name string, logger hclog.Logger) (Driver, *plugin.Client, erro
 		logger = hclog.NewNullLogger()
 	}
 	cmd := osexec.Command(exe, "plugin", name)
-	cmd.Env = append(os.Environ(), parentPIDEnv+"="+strconv.Itoa(os.Getpid()))
+	cmd.Env = append(pluginEnv(os.Environ()), parentPIDEnv+"="+strconv.Itoa(os.Getpid()))
 	c := plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig:  Handshake,
 		Plugins:          plugin.PluginSet{pluginKey: &grpcPlugin{}},
 		Cmd:              cmd,
+		SkipHostEnv:      true, // cmd.Env is the agent's env without credentials (plugin_env.go)
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
 		Logger:           logger.Named("plugin." + name),
 	})

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -31,6 +30,7 @@ type taskConfig struct {
 	ForcePull    bool
 	AuthSoftFail bool
 	Auth         *authConfig
+	Sec          securityConfig // privileged, caps, namespaces... (security.go)
 }
 
 // authConfig is the auth block: credentials for the image's registry.
@@ -74,7 +74,10 @@ func parseTaskConfig(m map[string]any) (*taskConfig, error) {
 		case "auth":
 			c.Auth, err = parseAuth(v)
 		default:
-			err = errors.New("unknown key")
+			var known bool
+			if known, err = c.Sec.parse(k, v); !known {
+				err = errors.New("unknown key")
+			}
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", k, err))
@@ -192,12 +195,15 @@ func containerConfig(cfg *base.TaskConfig, tc *taskConfig, pc pluginConfig) (*co
 
 	hc := &container.HostConfig{NetworkMode: container.NetworkMode(tc.NetworkMode)}
 	hc.Resources = resources(cfg.Resources, tc.CPUHardLimit)
-	binds, err := binds(cfg, tc.Volumes, pc.VolumesEnabled)
-	if err != nil {
+	hp := newHostPaths(cfg.AllocDir, cfg.TaskDir, pc.VolumesEnabled)
+	var err error
+	if hc.Binds, err = binds(cfg, tc.Volumes, hp, pc.SELinuxLabel); err != nil {
 		return nil, nil, err
 	}
-	hc.Binds = binds
-	if hc.Mounts, err = resolveMounts(tc.Mounts, cfg.TaskDir, pc.VolumesEnabled); err != nil {
+	if hc.Mounts, err = resolveMounts(tc.Mounts, hp); err != nil {
+		return nil, nil, err
+	}
+	if err := applySecurity(hc, tc, pc); err != nil {
 		return nil, nil, err
 	}
 	exposed, bindings, err := portBindings(tc.Ports, cfg.Env)
@@ -266,36 +272,6 @@ func cpuMHzPerCore() int64 {
 		}
 	}
 	return 1000
-}
-
-// binds mounts the alloc, local and secrets dirs and the task's volumes.
-// A relative host path is inside the task dir; absolute host paths need
-// the plugin's volumes { enabled = true }, as in Nomad.
-func binds(cfg *base.TaskConfig, volumes []string, enabled bool) ([]string, error) {
-	var out []string
-	if cfg.AllocDir != "" {
-		out = append(out, cfg.AllocDir+":"+containerAllocDir)
-	}
-	if cfg.TaskDir != "" {
-		for _, d := range [][2]string{{"local", containerLocalDir}, {"secrets", containerSecretsDir}} {
-			if p := filepath.Join(cfg.TaskDir, d[0]); isDir(p) {
-				out = append(out, p+":"+d[1])
-			}
-		}
-	}
-	for _, v := range volumes {
-		parts := strings.Split(v, ":")
-		if len(parts) < 2 || len(parts) > 3 || parts[0] == "" || parts[1] == "" || (len(parts) == 3 && parts[2] != "ro" && parts[2] != "rw") {
-			return nil, fmt.Errorf("volumes: %q is not host:container[:ro]", v)
-		}
-		if !filepath.IsAbs(parts[0]) {
-			parts[0] = filepath.Join(cfg.TaskDir, parts[0])
-		} else if !enabled {
-			return nil, fmt.Errorf("volumes: %q: absolute host paths need volumes { enabled = true } in the docker plugin config", v)
-		}
-		out = append(out, strings.Join(parts, ":"))
-	}
-	return out, nil
 }
 
 func isDir(p string) bool {

@@ -59,23 +59,6 @@ func TestPortBindingsFromTaskEnv(t *testing.T) {
 	}
 }
 
-func TestBindsNeedVolumesEnabledForAbsolutePaths(t *testing.T) {
-	cfg := &base.TaskConfig{AllocDir: "/a/alloc", TaskDir: "/a/web"}
-	b, err := binds(cfg, []string{"data:/data:ro"}, false)
-	if err != nil || b[0] != "/a/alloc:/alloc" || b[len(b)-1] != "/a/web/data:/data:ro" {
-		t.Errorf("relative volume: %v %v", b, err)
-	}
-	if _, err := binds(cfg, []string{"/etc:/host-etc"}, false); err == nil || !strings.Contains(err.Error(), "volumes { enabled = true }") {
-		t.Errorf("absolute volume while disabled: %v", err)
-	}
-	if b, err := binds(cfg, []string{"/etc:/host-etc"}, true); err != nil || b[len(b)-1] != "/etc:/host-etc" {
-		t.Errorf("absolute volume while enabled: %v %v", b, err)
-	}
-	if _, err := binds(cfg, []string{"nocolon"}, true); err == nil {
-		t.Error("malformed volume accepted")
-	}
-}
-
 type buf struct{ bytes.Buffer }
 
 func (*buf) Close() error { return nil }

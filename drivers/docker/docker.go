@@ -40,8 +40,15 @@ const (
 // pluginConfig is the plugin block: plugin "docker" { config { ... } }.
 type pluginConfig struct {
 	Endpoint       string
-	VolumesEnabled bool // volumes { enabled = true }: absolute host paths allowed
-	GCImage        bool // gc { image = true }: remove the image with the last container
+	VolumesEnabled bool   // volumes { enabled = true }: host paths outside the alloc dir allowed
+	SELinuxLabel   string // volumes { selinuxlabel = "z" }: added to every bind
+	// AllowPrivileged, AllowCaps, AllowRuntimes and AllowHostNamespaces are
+	// the allowlists of security.go.
+	AllowPrivileged     bool
+	AllowCaps           []string
+	AllowRuntimes       []string
+	AllowHostNamespaces bool
+	GCImage             bool // gc { image = true }: remove the image with the last container
 	// Dangling is gc { dangling_containers { ... } } (reconcile.go).
 	Dangling danglingConfig
 }
@@ -66,15 +73,24 @@ func New(logger hclog.Logger) base.Driver {
 	if logger == nil {
 		logger = hclog.NewNullLogger()
 	}
-	return &Driver{logger: logger.Named(Name), cfg: pluginConfig{Endpoint: DefaultEndpoint, Dangling: defaultDangling()}, tasks: map[string]*task{}}
+	return &Driver{logger: logger.Named(Name), cfg: defaultPluginConfig(), tasks: map[string]*task{}}
 }
 
-// SetConfig accepts endpoint (string), volumes { enabled } and gc { image
-// dangling_containers { enabled period creation_grace dry_run } }, and
-// (re)starts the dangling-container loop when enabled. Other keys of
-// Nomad's docker plugin are rejected by name.
+// defaultPluginConfig is the plugin config with no keys set: nothing beyond
+// an ordinary container is allowed.
+func defaultPluginConfig() pluginConfig {
+	return pluginConfig{Endpoint: DefaultEndpoint, Dangling: defaultDangling(),
+		AllowCaps: slices.Clone(nomadDefaultCaps), AllowRuntimes: slices.Clone(defaultRuntimes)}
+}
+
+// SetConfig accepts endpoint (string), volumes { enabled selinuxlabel },
+// the allowlists allow_privileged, allow_caps, allow_runtimes and
+// allow_host_namespaces (security.go), and gc { image dangling_containers {
+// enabled period creation_grace dry_run } }, and (re)starts the
+// dangling-container loop when enabled. Unknown keys are rejected by name;
+// a few of Nomad's are accepted and ignored (ignoredKeys).
 func (d *Driver) SetConfig(cfg map[string]any) error {
-	c := pluginConfig{Endpoint: DefaultEndpoint, Dangling: defaultDangling()}
+	c := defaultPluginConfig()
 	for k, v := range cfg {
 		var err error
 		switch k {
@@ -85,7 +101,15 @@ func (d *Driver) SetConfig(cfg map[string]any) error {
 			}
 			c.Endpoint = s
 		case "volumes":
-			c.VolumesEnabled, err = blockBool(v, "enabled", "selinuxlabel")
+			err = parseVolumesBlock(v, &c)
+		case "allow_privileged":
+			c.AllowPrivileged, err = boolean(v)
+		case "allow_host_namespaces":
+			c.AllowHostNamespaces, err = boolean(v)
+		case "allow_caps":
+			c.AllowCaps, err = strList(v)
+		case "allow_runtimes":
+			c.AllowRuntimes, err = strList(v)
 		case "gc":
 			err = parseGC(v, &c)
 		default:
@@ -119,36 +143,31 @@ func (d *Driver) SetConfig(cfg map[string]any) error {
 // ignoredKeys are keys of Nomad's docker plugin config accepted for
 // compatibility and ignored.
 var ignoredKeys = map[string]bool{
-	"allow_privileged": true, "allow_caps": true, "auth": true, "extra_labels": true, "infra_image": true,
+	"auth": true, "extra_labels": true, "infra_image": true,
 	"pull_activity_timeout": true, "image_pull_timeout": true, "logging": true, "pids_limit": true,
 }
 
-// blockBool reads key from a block such as volumes { enabled = true }; the
-// ignored keys (Nomad's, not implemented) are accepted. HCL blocks may
-// arrive as a map or as a list of one map.
-func blockBool(v any, key string, ignored ...string) (bool, error) {
-	if l, ok := v.([]any); ok && len(l) == 1 {
-		v = l[0]
+// parseVolumesBlock reads volumes { enabled selinuxlabel } into c. HCL
+// blocks may arrive as a map or as a list of one map.
+func parseVolumesBlock(v any, c *pluginConfig) error {
+	m, err := oneBlock(v)
+	if err != nil {
+		return err
 	}
-	m, ok := v.(map[string]any)
-	if !ok {
-		return false, fmt.Errorf("must be a block, got %T", v)
-	}
-	var out bool
 	for k, val := range m {
-		if k != key {
-			if !slices.Contains(ignored, k) {
-				return false, fmt.Errorf("unknown key %q", k)
-			}
-			continue
+		switch k {
+		case "enabled":
+			c.VolumesEnabled, err = boolean(val)
+		case "selinuxlabel":
+			c.SELinuxLabel, err = str(val)
+		default:
+			return fmt.Errorf("unknown key %q", k)
 		}
-		b, ok := val.(bool)
-		if !ok {
-			return false, fmt.Errorf("%s must be a bool, got %T", key, val)
+		if err != nil {
+			return fmt.Errorf("%s: %w", k, err)
 		}
-		out = b
 	}
-	return out, nil
+	return nil
 }
 
 // client returns the engine client and the plugin config. The client is

@@ -76,18 +76,20 @@ func (d *Driver) StartTask(cfg *base.TaskConfig) (*base.TaskHandle, error) {
 	return &base.TaskHandle{Version: base.TaskHandleVersion, Config: cfg, State: base.TaskStateRunning, DriverState: b}, nil
 }
 
-// start pulls the image if needed, creates the container (replacing a
+// start checks the task's options against the plugin config (refusing
+// before anything is pulled or created), pulls the image if needed, creates the container (replacing a
 // stopped one of the same name), starts it and its log copy and watcher.
 func (d *Driver) start(cli *client.Client, cfg *base.TaskConfig, tc *taskConfig, pc pluginConfig) (*task, error) {
+	// The config is checked before the pull: a refused option costs nothing.
+	cc, hc, err := containerConfig(cfg, tc, pc)
+	if err != nil {
+		return nil, fmt.Errorf("task %q config: %w", cfg.Name, err)
+	}
 	pctx, cancel := context.WithTimeout(context.Background(), pullTimeout)
 	imageID, err := ensureImage(pctx, cli, tc)
 	cancel()
 	if err != nil {
 		return nil, err
-	}
-	cc, hc, err := containerConfig(cfg, tc, pc)
-	if err != nil {
-		return nil, fmt.Errorf("task %q config: %w", cfg.Name, err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()

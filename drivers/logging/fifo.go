@@ -31,11 +31,7 @@ func OpenTaskEnd(fifo string) (*os.File, error) {
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		return nil, fmt.Errorf("logging: creating fifo %s: %w", fifo, err)
 	}
-	f, err := os.OpenFile(fifo, os.O_RDWR, 0)
-	if err != nil {
-		return nil, fmt.Errorf("logging: opening fifo %s: %w", fifo, err)
-	}
-	return f, nil
+	return openFIFO(fifo, os.O_RDWR)
 }
 
 // Pump copies a FIFO into a writer until every writer of the FIFO has
@@ -51,9 +47,9 @@ type Pump struct {
 // NewPump opens the read end of fifo and starts copying into w. w is closed
 // when the pump stops.
 func NewPump(fifo string, w io.WriteCloser) (*Pump, error) {
-	r, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	r, err := openFIFO(fifo, os.O_RDONLY|syscall.O_NONBLOCK)
 	if err != nil {
-		return nil, fmt.Errorf("logging: opening fifo %s: %w", fifo, err)
+		return nil, err
 	}
 	p := &Pump{r: r, w: w, syncReq: make(chan chan struct{}, 64), done: make(chan struct{})}
 	go p.run()

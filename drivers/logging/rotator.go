@@ -2,12 +2,14 @@ package logging
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 )
 
 // Rotator is an io.Writer over numbered files <base>.<n>. A file holds at
@@ -16,6 +18,8 @@ import (
 // so what Write accepted is on disk for readers. Safe for concurrent use.
 type Rotator struct {
 	base     string
+	dir      *os.File // the log dir, opened once (safeopen.go)
+	name     string   // base's file name
 	maxFiles int
 	maxBytes int64
 
@@ -37,15 +41,20 @@ func NewRotator(base string, maxFiles int, maxBytes int64) (*Rotator, error) {
 	if err := os.MkdirAll(filepath.Dir(base), 0o755); err != nil {
 		return nil, fmt.Errorf("logging: creating log dir: %w", err)
 	}
-	r := &Rotator{base: base, maxFiles: maxFiles, maxBytes: maxBytes}
-	idx, err := r.indexes()
+	dir, err := openDir(filepath.Dir(base))
 	if err != nil {
 		return nil, err
 	}
-	if len(idx) > 0 {
+	r := &Rotator{base: base, dir: dir, name: filepath.Base(base), maxFiles: maxFiles, maxBytes: maxBytes}
+	idx, err := r.indexes()
+	if err == nil && len(idx) > 0 {
 		r.idx = idx[len(idx)-1]
 	}
-	if err := r.open(); err != nil {
+	if err == nil {
+		err = r.open()
+	}
+	if err != nil {
+		dir.Close()
 		return nil, err
 	}
 	return r, nil
@@ -53,14 +62,18 @@ func NewRotator(base string, maxFiles int, maxBytes int64) (*Rotator, error) {
 
 // indexes lists the existing file indexes, ascending.
 func (r *Rotator) indexes() ([]int, error) {
-	matches, err := filepath.Glob(r.base + ".*")
+	if _, err := r.dir.Seek(0, io.SeekStart); err != nil {
+		return nil, fmt.Errorf("logging: listing %s: %w", r.base, err)
+	}
+	names, err := r.dir.Readdirnames(-1)
 	if err != nil {
 		return nil, fmt.Errorf("logging: listing %s: %w", r.base, err)
 	}
 	var out []int
-	for _, m := range matches {
-		n, err := strconv.Atoi(strings.TrimPrefix(m, r.base+"."))
-		if err == nil && n >= 0 {
+	for _, m := range names {
+		rest, ok := strings.CutPrefix(m, r.name+".")
+		n, err := strconv.Atoi(rest)
+		if ok && err == nil && n >= 0 {
 			out = append(out, n)
 		}
 	}
@@ -69,9 +82,9 @@ func (r *Rotator) indexes() ([]int, error) {
 }
 
 func (r *Rotator) open() error {
-	f, err := os.OpenFile(fmt.Sprintf("%s.%d", r.base, r.idx), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	f, err := openLogFile(r.dir, r.name+"."+strconv.Itoa(r.idx))
 	if err != nil {
-		return fmt.Errorf("logging: opening log file: %w", err)
+		return err
 	}
 	st, err := f.Stat()
 	if err != nil {
@@ -127,20 +140,24 @@ func (r *Rotator) rotate() error {
 		return err
 	}
 	for len(idx) > r.maxFiles {
-		_ = os.Remove(fmt.Sprintf("%s.%d", r.base, idx[0]))
+		_ = syscall.Unlinkat(int(r.dir.Fd()), r.name+"."+strconv.Itoa(idx[0]))
 		idx = idx[1:]
 	}
 	return nil
 }
 
-// Close closes the current file.
+// Close closes the current file and the log dir.
 func (r *Rotator) Close() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.f == nil {
-		return nil
+	var err error
+	if r.f != nil {
+		err = r.f.Close()
+		r.f = nil
 	}
-	err := r.f.Close()
-	r.f = nil
+	if r.dir != nil {
+		r.dir.Close()
+		r.dir = nil
+	}
 	return err
 }

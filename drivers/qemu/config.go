@@ -190,20 +190,6 @@ func within(p, dir string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
-// checkArgs refuses args flags (words starting with "-") missing from a
-// non-empty allowlist, as Nomad's args_allowlist.
-func checkArgs(args, allowlist []string) error {
-	if len(allowlist) == 0 {
-		return nil
-	}
-	for _, a := range args {
-		if strings.HasPrefix(a, "-") && !contains(allowlist, a) {
-			return fmt.Errorf("args: %q is not in the qemu plugin's args_allowlist %v: %w", a, allowlist, ErrArgNotAllowed)
-		}
-	}
-	return nil
-}
-
 // hostPorts maps each port_map label to the host port the scheduler gave
 // the task, from NOMAD_HOST_PORT_<label> in its environment.
 func hostPorts(pm map[string]int, env map[string]string) ([][2]int, error) {

@@ -172,19 +172,55 @@ func TestSetConfig(t *testing.T) {
 	}
 }
 
+// args: refused without an args_allowlist; with one, each flag is checked
+// and every host path a value names must be in the alloc dir or image_paths.
 func TestCheckArgs(t *testing.T) {
-	args := []string{"-device", "virtio-rng-pci", "-smp", "4"}
-	if err := checkArgs(args, nil); err != nil {
-		t.Errorf("no allowlist: %v", err)
+	dir := t.TempDir()
+	cfg := &base.TaskConfig{AllocDir: filepath.Join(dir, "alloc"), TaskDir: filepath.Join(dir, "vm")}
+	images := filepath.Join(dir, "images")
+	for _, d := range []string{cfg.AllocDir, cfg.TaskDir, images} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if err := checkArgs(args, []string{"-device", "-smp"}); err != nil {
-		t.Errorf("all allowed: %v", err)
+	if err := os.Symlink("/etc", filepath.Join(cfg.TaskDir, "etc-link")); err != nil {
+		t.Fatal(err)
 	}
-	err := checkArgs(args, []string{"-device"})
-	if !errors.Is(err, ErrArgNotAllowed) || !strings.Contains(err.Error(), `"-smp"`) {
-		t.Errorf("-smp not allowed: %v", err)
-	}
-	if err := checkArgs(args, []string{}); err != nil {
-		t.Errorf("empty allowlist (allows all, as Nomad): %v", err)
+	allow := []string{"-device", "-smp", "-drive", "-pidfile", "-append", "-netdev", "-fw_cfg", "-chardev"}
+	for _, c := range []struct {
+		args  []string
+		allow []string
+		err   error
+		want  string
+	}{
+		{args: nil, allow: nil},
+		{args: []string{"-device", "virtio-rng-pci"}, allow: nil, err: ErrArgNotAllowed, want: "no args_allowlist"},
+		{args: []string{"-drive", "file=/etc/shadow,if=virtio", "-pidfile", "/tmp/x"}, allow: nil, err: ErrArgNotAllowed, want: "no args_allowlist"},
+		{args: []string{"-device", "virtio-rng-pci", "-smp", "4"}, allow: allow},
+		{args: []string{"--device", "virtio-rng-pci"}, allow: []string{"-device"}},
+		{args: []string{"-device", "x", "-smp", "4"}, allow: []string{"-device"}, err: ErrArgNotAllowed, want: `args[2]: "-smp" is not in`},
+		{args: []string{"-drive", "file=/etc/shadow,if=virtio"}, allow: allow, err: ErrPathNotAllowed, want: `"/etc/shadow" is outside`},
+		{args: []string{"-pidfile", "/tmp/x"}, allow: allow, err: ErrPathNotAllowed, want: `"/tmp/x" is outside`},
+		{args: []string{"-drive", "file=../../../../etc/passwd"}, allow: allow, err: ErrPathNotAllowed, want: "outside"},
+		{args: []string{"-drive", "file=etc-link/passwd,format=raw"}, allow: allow, err: ErrPathNotAllowed, want: "outside"},
+		{args: []string{"-chardev", "file,id=c,path=/var/log/x"}, allow: allow, err: ErrPathNotAllowed, want: "outside"},
+		{args: []string{"-netdev", "user,id=n,smb=/home"}, allow: allow, err: ErrPathNotAllowed, want: "outside"},
+		{args: []string{"/etc/shadow"}, allow: allow, err: ErrPathNotAllowed, want: "outside"},
+		{args: []string{"-drive", "file=local/disk.img,if=virtio", "-pidfile", "qemu.pid"}, allow: allow},
+		{args: []string{"-drive", "file=" + images + "/base.qcow2,,x,if=virtio"}, allow: allow},
+		{args: []string{"-drive", "file=" + cfg.AllocDir + "/data/disk.img"}, allow: allow},
+		{args: []string{"-append", "root=/dev/vda console=ttyS0"}, allow: allow},
+		{args: []string{"-fw_cfg", "name=opt/cfg,file=local/cfg"}, allow: allow},
+	} {
+		err := checkArgs(c.args, c.allow, cfg, []string{images})
+		if c.err == nil {
+			if err != nil {
+				t.Errorf("checkArgs(%q, %v) = %v, want ok", c.args, c.allow, err)
+			}
+			continue
+		}
+		if !errors.Is(err, c.err) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("checkArgs(%q, %v) = %v, want %v containing %q", c.args, c.allow, err, c.err, c.want)
+		}
 	}
 }

@@ -37,12 +37,12 @@ const kvmDevice = "/dev/kvm"
 const startTimeout = 10 * time.Second
 
 // ErrPathNotAllowed is wrapped by StartTask when the task names an image,
-// kernel or initrd outside its allocation directory and the plugin's
-// image_paths.
+// kernel, initrd or a host path in its args outside its allocation
+// directory and the plugin's image_paths.
 var ErrPathNotAllowed = errors.New("qemu: path not allowed")
 
-// ErrArgNotAllowed is wrapped by StartTask when the task's args use a flag
-// missing from the plugin's args_allowlist.
+// ErrArgNotAllowed is wrapped by StartTask when the task has args and the
+// plugin has no args_allowlist, or its args use a flag missing from it.
 var ErrArgNotAllowed = errors.New("qemu: arg not allowed")
 
 // Installed reports whether the qemu binary is in PATH (the client enables
@@ -58,7 +58,7 @@ type Driver struct {
 
 	mu            sync.Mutex // guards imagePaths, argsAllowlist, tasks
 	imagePaths    []string
-	argsAllowlist []string         // nil: any args
+	argsAllowlist []string         // nil: no args allowed (args.go)
 	tasks         map[string]*task // nil value: ID reserved while starting
 }
 
@@ -74,8 +74,8 @@ func New(logger hclog.Logger) *Driver {
 
 // SetConfig accepts {"image_paths": [dir, ...]}: host directories from
 // which tasks may read images, kernels and initrds besides their alloc dir;
-// and {"args_allowlist": [flag, ...]}: when set, the only qemu flags a
-// task's args may use (Nomad's options).
+// and {"args_allowlist": [flag, ...]}: the only qemu flags a task's args
+// may use; without it a task may use no args at all (checkArgs).
 func (d *Driver) SetConfig(cfg map[string]any) error {
 	var paths, allow []string
 	for k, v := range cfg {
@@ -147,7 +147,7 @@ func (d *Driver) StartTask(cfg *base.TaskConfig) (*base.TaskHandle, error) {
 	d.mu.Lock()
 	imagePaths, allow := d.imagePaths, d.argsAllowlist
 	d.mu.Unlock()
-	if err := checkArgs(tc.Args, allow); err != nil {
+	if err := checkArgs(tc.Args, allow, cfg, imagePaths); err != nil {
 		return nil, fmt.Errorf("task %q config: %w", cfg.Name, err)
 	}
 	f, err := resolveFiles(tc, cfg, imagePaths)

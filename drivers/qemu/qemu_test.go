@@ -225,9 +225,40 @@ func TestImagePathsRefusal(t *testing.T) {
 	}
 }
 
+// args that read or write host files are refused before qemu runs: all
+// args without an args_allowlist, host paths in allowed flags' values with
+// one. Nothing is started and the pidfile is not written.
+func TestArgsReadingHostFilesRefused(t *testing.T) {
+	d, cfg := guest(t, false)
+	pidfile := filepath.Join(t.TempDir(), "x.pid")
+	cfg.Config["args"] = []any{"-drive", "file=/etc/shadow,format=raw,if=virtio", "-pidfile", pidfile}
+	for _, c := range []struct {
+		allow []any
+		want  error
+	}{{nil, ErrArgNotAllowed}, {[]any{"-drive", "-pidfile"}, ErrPathNotAllowed}} {
+		allow, want := c.allow, c.want
+		if err := d.SetConfig(map[string]any{"image_paths": d.imagePaths, "args_allowlist": allow}); err != nil {
+			t.Fatal(err)
+		}
+		_, err := d.StartTask(cfg)
+		if !errors.Is(err, want) {
+			t.Errorf("args_allowlist %v: StartTask = %v, want %v", allow, err, want)
+		}
+		if _, err := d.InspectTask(cfg.ID); !errors.Is(err, base.ErrTaskNotFound) {
+			t.Errorf("args_allowlist %v: refused task registered: %v", allow, err)
+		}
+		if _, err := os.Stat(pidfile); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("args_allowlist %v: pidfile written: %v", allow, err)
+		}
+	}
+}
+
 // qemu rejecting its arguments fails StartTask with qemu's own message.
 func TestStartFailureReportsQemuError(t *testing.T) {
 	d, cfg := guest(t, false)
+	if err := d.SetConfig(map[string]any{"image_paths": d.imagePaths, "args_allowlist": []any{"-no-such-option"}}); err != nil {
+		t.Fatal(err)
+	}
 	cfg.Config["args"] = []any{"-no-such-option"}
 	_, err := d.StartTask(cfg)
 	if err == nil || !strings.Contains(err.Error(), "exited at start") || !strings.Contains(err.Error(), "no-such-option") {

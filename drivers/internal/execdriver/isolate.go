@@ -114,11 +114,23 @@ func prepareDirs(cfg *base.TaskConfig, u *taskUser) error {
 	}
 	for _, d := range []string{"data", "tmp"} {
 		p := filepath.Join(cfg.AllocDir, d)
-		if err := os.Chmod(p, 0o777); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if err := chmodDirNoFollow(p, 0o777); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("opening shared dir %s to the task: %w", p, err)
 		}
 	}
 	return nil
+}
+
+// chmodDirNoFollow sets the mode of the directory p itself: a symlink
+// there (a task of the group replaced the shared dir with one, say to
+// /etc) is refused instead of having its target made world-writable.
+func chmodDirNoFollow(p string, mode os.FileMode) error {
+	fd, err := syscall.Open(p, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer syscall.Close(fd)
+	return syscall.Fchmod(fd, uint32(mode.Perm()))
 }
 
 // ensureSearchable adds o+x to every ancestor of dir that lacks it.

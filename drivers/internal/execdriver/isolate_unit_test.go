@@ -177,3 +177,27 @@ func TestLookupUser(t *testing.T) {
 		t.Error("unknown user accepted")
 	}
 }
+
+// A shared dir a task replaced with a symlink (say alloc/data -> a host
+// dir) is not followed when the next task's dirs are prepared: the
+// target's mode is unchanged and the preparation fails.
+func TestPrepareDirsDoesNotFollowSymlinks(t *testing.T) {
+	dir := t.TempDir()
+	cfg := &base.TaskConfig{AllocDir: filepath.Join(dir, "alloc"), TaskDir: filepath.Join(dir, "web")}
+	victim := filepath.Join(dir, "host-dir")
+	for _, d := range []string{cfg.AllocDir, cfg.TaskDir, victim} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(victim, filepath.Join(cfg.AllocDir, "data")); err != nil {
+		t.Fatal(err)
+	}
+	u := &taskUser{uid: uint32(os.Getuid()), gid: uint32(os.Getgid())}
+	if err := prepareDirs(cfg, u); err == nil {
+		t.Error("prepareDirs followed a symlinked shared dir")
+	}
+	if st, err := os.Stat(victim); err != nil || st.Mode().Perm() != 0o755 {
+		t.Errorf("the symlink's target: %v %v, want mode 0755 unchanged", st.Mode(), err)
+	}
+}
