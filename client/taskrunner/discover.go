@@ -60,4 +60,3 @@ func (tr *TaskRunner) discover() bool {
 	tr.startStats(h.Config.ID)
 	return true
 }
-
