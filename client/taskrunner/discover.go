@@ -22,7 +22,7 @@ type TaskDiscoverer = base.TaskDiscoverer
 // duplicate.
 func (tr *TaskRunner) discover() bool {
 	d, ok := tr.cfg.Driver.(TaskDiscoverer)
-	if !ok || tr.killed() || tr.detached() {
+	if !ok || tr.detached() { // killed: still look, so a found task is stopped
 		return false
 	}
 	cfg := tr.taskConfig()
