@@ -25,8 +25,8 @@ func allocTask(t *testing.T, id, script string) *base.TaskConfig {
 	}
 	return &base.TaskConfig{
 		ID: "a1/web/" + id, Name: "web", AllocID: "a1",
-		Env: map[string]string{"PATH": os.Getenv("PATH"), "NOMAD_ALLOC_ID": "a1", "NOMAD_TASK_NAME": "web"},
-		Config: map[string]any{"command": "/bin/sh", "args": []any{"-c", script}},
+		Env:      map[string]string{"PATH": os.Getenv("PATH"), "NOMAD_ALLOC_ID": "a1", "NOMAD_TASK_NAME": "web"},
+		Config:   map[string]any{"command": "/bin/sh", "args": []any{"-c", script}},
 		AllocDir: filepath.Join(root, "alloc"), TaskDir: filepath.Join(root, "web"),
 		StdoutPath: filepath.Join(root, "alloc", "logs", "web.stdout"),
 	}
