@@ -80,7 +80,7 @@ func clientStateLost(t *testing.T, name string, damage func(*testing.T, string),
 	dir := filepath.Join(t.TempDir(), "state-"+name)
 	dcName := "dc-state-" + name
 	dc := fmt.Sprintf("datacenter = %q", dcName)
-	jobID := "e2e-state-" + name
+	jobID := fmt.Sprintf("e2e-state-%s-%d", name, time.Now().UnixNano()%1e6) // unique: tests may repeat
 	marker := fmt.Sprintf("nomadish-e2e-state-%s-%d", name, time.Now().UnixNano())
 	pidFile := filepath.Join(dir, "task.pid")
 	c, err := startAgent(dir, false, dev.rpcAddr, dc)
@@ -169,14 +169,92 @@ func truncateState(t *testing.T, path string) {
 	t.Logf("state file %d bytes, truncated to %d", fi.Size(), size)
 }
 
-// countProcs counts the processes whose command line contains marker.
+// countProcs counts the processes whose command line contains marker,
+// leaving out a shell's forked child that has not exec'd yet (its parent
+// has the marker too).
 func countProcs(marker string) int {
+	has := func(pid string) bool {
+		b, err := os.ReadFile("/proc/" + pid + "/cmdline")
+		return err == nil && bytes.Contains(b, []byte(marker))
+	}
 	n := 0
-	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	procs, _ := filepath.Glob("/proc/[0-9]*")
 	for _, p := range procs {
-		if b, err := os.ReadFile(p); err == nil && bytes.Contains(b, []byte(marker)) {
-			n++
+		pid := filepath.Base(p)
+		if !has(pid) {
+			continue
 		}
+		stat, err := os.ReadFile(p + "/stat")
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+		if len(f) > 1 && has(f[1]) {
+			continue
+		}
+		n++
 	}
 	return n
+}
+
+// TestClientStateLostJobStopped: the job is stopped while its client is
+// down and the client's state file is gone. The restarted client knows
+// nothing of the task, but its allocation dir is still there: it finds the
+// task through its driver and stops it instead of leaving it running.
+func TestClientStateLostJobStopped(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state-stopped")
+	dc := `datacenter = "dc-state-stopped"`
+	jobID := fmt.Sprintf("e2e-state-stopped-%d", time.Now().UnixNano()%1e6) // unique: tests may repeat
+	marker := fmt.Sprintf("nomadish-e2e-state-stopped-%d", time.Now().UnixNano())
+	pidFile := filepath.Join(dir, "task.pid")
+	c, err := startAgent(dir, false, dev.rpcAddr, dc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		retireNodesIn(t, "dc-state-stopped")
+		c.stop()
+		if t.Failed() {
+			t.Logf("client log (tail):\n%s", c.logTail())
+		}
+	})
+	if err := c.waitReady(2, 30*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	job := strings.Replace(rawExecJob(jobID, "service", "/bin/sh",
+		[]string{"-c", "echo $$ > " + pidFile + "; while true; do sleep 0.1; done # " + marker}, 32),
+		`type = "service"`, `type = "service"`+"\n  datacenters = [\"dc-state-stopped\"]", 1)
+	t.Cleanup(func() { nomadish(t, "job", "stop", "-purge", jobID) })
+	if r := nomadish(t, "job", "run", "-detach", writeFile(t, jobID+".nomad.hcl", job)); r.code != 0 {
+		t.Fatalf("job run: %v", r)
+	}
+	waitAllocs(t, jobID, 1, "running", func(a allocRow) bool { return a.ClientStatus == "running" })
+	pid := readPid(t, pidFile)
+	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
+
+	if err := c.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-c.done
+	if err := os.Remove(filepath.Join(dir, "data", "client", "state.db")); err != nil {
+		t.Fatal(err)
+	}
+	if r := nomadish(t, "job", "stop", "-detach", jobID); r.code != 0 {
+		t.Fatalf("job stop: %v", r)
+	}
+	if n := countProcs(marker); n != 1 {
+		t.Fatalf("%d copies of the task before the client restart, want 1", n)
+	}
+
+	c, err = startAgent(dir, false, dev.rpcAddr, dc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 30*time.Second, "the stopped job's task killed by the restarted client", func() (bool, string) {
+		n := countProcs(marker)
+		return n == 0, fmt.Sprintf("%d copies running", n)
+	})
+	if b, _ := os.ReadFile(c.logPath); !bytes.Contains(b, []byte("re-discovered")) {
+		t.Fatalf("client log does not show the task re-discovered before it was stopped")
+	}
 }
