@@ -32,8 +32,10 @@ func (c *Client) applyAlloc(a *structs.Allocation) {
 		ar.Update(a)
 		return
 	}
-	if a.TerminalStatus() {
-		// Stopped before we ever ran it: nothing to do.
+	if a.TerminalStatus() && !c.ranHere(a.ID) {
+		// Stopped before we ever ran it: nothing to do. (One that ran here
+		// but whose state was lost gets a runner: its tasks, re-discovered
+		// through their drivers, are then stopped.)
 		return
 	}
 	if a.NodeID == "" {

@@ -120,8 +120,7 @@ func (c *Client) allocRoot() string { return c.cfg.AllocDir }
 // init opens the state, fingerprints and starts the plugins concurrently,
 // and builds the node.
 func (c *Client) init() error {
-	var err error
-	if c.db, err = state.Open(filepath.Join(c.clientDir(), "state.db")); err != nil {
+	if err := c.openState(); err != nil {
 		return err
 	}
 	id, err := loadOrCreateID(filepath.Join(c.clientDir(), "node-id"))
@@ -153,6 +152,23 @@ func (c *Client) init() error {
 	c.node = c.buildNode(fp, id, secret)
 	c.refreshDrivers()
 	c.nodeMu.Unlock()
+	return nil
+}
+
+// openState opens the state db; a corrupt one is moved aside and logged
+// loudly, and the client starts from a fresh db: its tasks are then found
+// again through the drivers (taskrunner discovery), not started twice.
+func (c *Client) openState() error {
+	path := filepath.Join(c.clientDir(), "state.db")
+	db, reset, err := state.OpenOrReset(path, time.Now())
+	if err != nil {
+		return err
+	}
+	if reset != nil {
+		c.logger.Error("client state file is corrupt: moved it aside and started with a fresh state; running tasks will be re-discovered through their drivers",
+			"path", path, "moved_to", reset.MovedTo, "reason", reset.Reason.Error())
+	}
+	c.db = db
 	return nil
 }
 

@@ -37,6 +37,10 @@ func (c *Client) watchAllocs() {
 			continue
 		}
 		backoff = 0
+		if index == 0 {
+			known := resp.Allocs
+			c.wg.Go(func() { c.sweepOrphans(known) })
+		}
 		if resp.Index > index {
 			index = resp.Index
 		}

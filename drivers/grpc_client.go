@@ -22,7 +22,10 @@ type grpcClient struct {
 	doneCtx context.Context // cancelled by go-plugin when the plugin process exits
 }
 
-var _ Driver = (*grpcClient)(nil)
+var (
+	_ Driver         = (*grpcClient)(nil)
+	_ TaskDiscoverer = (*grpcClient)(nil)
+)
 
 // callCtx merges parent with the plugin's lifetime.
 func (c *grpcClient) callCtx(parent context.Context) (context.Context, context.CancelFunc) {
@@ -100,6 +103,21 @@ func (c *grpcClient) StartTask(cfg *TaskConfig) (*TaskHandle, error) {
 	ctx, cancel := c.callCtx(context.Background())
 	defer cancel()
 	r, err := c.client.StartTask(ctx, &pb.StartTaskRequest{Task: pc})
+	if err != nil {
+		return nil, c.fromStatus(err)
+	}
+	return handleFromPB(r.Handle)
+}
+
+// DiscoverTask: a plugin whose driver lacks it answers ErrNotSupported.
+func (c *grpcClient) DiscoverTask(cfg *TaskConfig) (*TaskHandle, error) {
+	pc, err := taskConfigToPB(cfg)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := c.callCtx(context.Background())
+	defer cancel()
+	r, err := c.client.DiscoverTask(ctx, &pb.StartTaskRequest{Task: pc})
 	if err != nil {
 		return nil, c.fromStatus(err)
 	}

@@ -103,6 +103,28 @@ func (s *grpcServer) StartTask(_ context.Context, req *pb.StartTaskRequest) (*pb
 	return &pb.StartTaskResponse{Handle: ph}, nil
 }
 
+// DiscoverTask forwards to the driver's base.TaskDiscoverer; a driver
+// without it answers ErrNotSupported.
+func (s *grpcServer) DiscoverTask(_ context.Context, req *pb.StartTaskRequest) (*pb.StartTaskResponse, error) {
+	d, ok := s.impl.(base.TaskDiscoverer)
+	if !ok {
+		return nil, toStatus(ErrNotSupported)
+	}
+	cfg, err := taskConfigFromPB(req.Task)
+	if err != nil || cfg == nil {
+		return nil, status.Errorf(codes.InvalidArgument, "drivers: bad task config: %v", err)
+	}
+	h, err := d.DiscoverTask(cfg)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	ph, err := handleToPB(h)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	return &pb.StartTaskResponse{Handle: ph}, nil
+}
+
 func (s *grpcServer) WaitTask(req *pb.TaskIDRequest, stream pb.Driver_WaitTaskServer) error {
 	ch, err := s.impl.WaitTask(stream.Context(), req.TaskId)
 	if err != nil {

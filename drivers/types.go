@@ -6,6 +6,7 @@ import "github.com/nomadish/nomadish/drivers/base"
 type (
 	Driver            = base.Driver
 	ResourceUpdater   = base.ResourceUpdater
+	TaskDiscoverer    = base.TaskDiscoverer
 	Fingerprint       = base.Fingerprint
 	HealthState       = base.HealthState
 	Capabilities      = base.Capabilities

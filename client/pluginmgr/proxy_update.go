@@ -23,6 +23,8 @@ func (p *proxy) Capabilities() (*base.Capabilities, error) {
 	return caps, p.check(err)
 }
 
+var _ base.TaskDiscoverer = (*proxy)(nil)
+
 // UpdateTask forwards to the plugin (base.ResourceUpdater); a plugin
 // without it answers base.ErrNotSupported.
 func (p *proxy) UpdateTask(id string, res *base.Resources) error {
@@ -35,4 +37,19 @@ func (p *proxy) UpdateTask(id string, res *base.Resources) error {
 		return fmt.Errorf("driver %q: %w", p.name, base.ErrNotSupported)
 	}
 	return p.check(u.UpdateTask(id, res))
+}
+
+// DiscoverTask forwards to the plugin (base.TaskDiscoverer); a plugin
+// without it answers base.ErrNotSupported.
+func (p *proxy) DiscoverTask(cfg *base.TaskConfig) (*base.TaskHandle, error) {
+	pl, err := p.current()
+	if err != nil {
+		return nil, err
+	}
+	d, ok := pl.(base.TaskDiscoverer)
+	if !ok {
+		return nil, fmt.Errorf("driver %q: %w", p.name, base.ErrNotSupported)
+	}
+	h, err := d.DiscoverTask(cfg)
+	return h, p.check(err)
 }

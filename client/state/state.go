@@ -30,14 +30,31 @@ type DB struct {
 	db *bolt.DB
 }
 
-// Open opens (creating if needed) the state db at path.
+// Open opens (creating if needed) the state db at path. A corrupt file
+// (see checkFile and walk) is refused with an error wrapping ErrCorrupt;
+// it never crashes the process. The file is left as it is: see OpenOrReset.
 func Open(path string) (*DB, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("creating state dir: %w", err)
 	}
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 2 * time.Second, NoFreelistSync: true})
+	if err := checkFile(path); err != nil {
+		return nil, fmt.Errorf("client state %q: %w", path, err)
+	}
+	var db *bolt.DB
+	err := guarded("opening", func() error {
+		var err error
+		db, err = bolt.Open(path, 0o600, &bolt.Options{Timeout: 2 * time.Second, NoFreelistSync: true})
+		return err
+	})
 	if err != nil {
+		if isBoltCorrupt(err) {
+			err = fmt.Errorf("%w: %v", ErrCorrupt, err)
+		}
 		return nil, fmt.Errorf("opening client state %q: %w", path, err)
+	}
+	if err := guarded("reading", func() error { return walk(db) }); err != nil {
+		closeQuietly(db)
+		return nil, fmt.Errorf("client state %q: %w", path, err)
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
 		for _, b := range [][]byte{bucketAllocs, bucketTasks} {
@@ -52,6 +69,45 @@ func Open(path string) (*DB, error) {
 		return nil, fmt.Errorf("initializing client state: %w", err)
 	}
 	return &DB{db: db}, nil
+}
+
+// Reset says that OpenOrReset moved a corrupt state file aside.
+type Reset struct {
+	MovedTo string // where the corrupt file now is
+	Reason  error  // why it was refused (wraps ErrCorrupt)
+}
+
+// OpenOrReset opens the state db at path; when the file is corrupt it
+// renames it to "<path>.corrupt-<unix seconds of now>", opens a fresh db
+// and reports the move in a non-nil Reset (the caller logs it). Any other
+// failure (the file locked by another agent, a permission error) is
+// returned as an error with the file untouched.
+func OpenOrReset(path string, now time.Time) (*DB, *Reset, error) {
+	db, err := Open(path)
+	if err == nil || !errors.Is(err, ErrCorrupt) {
+		return db, nil, err
+	}
+	aside := fmt.Sprintf("%s.corrupt-%d", path, now.Unix())
+	if rerr := os.Rename(path, aside); rerr != nil {
+		return nil, nil, fmt.Errorf("moving corrupt client state aside (%v): %w", err, rerr)
+	}
+	db, oerr := Open(path)
+	if oerr != nil {
+		return nil, nil, fmt.Errorf("opening a fresh client state after moving %q aside: %w", aside, oerr)
+	}
+	return db, &Reset{MovedTo: aside, Reason: err}, nil
+}
+
+// isBoltCorrupt reports the errors with which bbolt refuses a damaged file.
+func isBoltCorrupt(err error) bool {
+	return errors.Is(err, bolt.ErrInvalid) || errors.Is(err, bolt.ErrChecksum) ||
+		errors.Is(err, bolt.ErrVersionMismatch) || errors.Is(err, bolt.ErrInvalidMapping)
+}
+
+// closeQuietly closes a db that failed its check; closing may itself touch
+// the damaged mapping, so it is guarded too.
+func closeQuietly(db *bolt.DB) {
+	_ = guarded("closing", db.Close)
 }
 
 // Close closes the database.

@@ -7,6 +7,8 @@ import (
 	"github.com/nomadish/nomadish/drivers/base"
 )
 
+var errRetryEnded = errors.New("taskrunner: the task was killed or detached while its plugin was down")
+
 // reattachFor is how long a runner keeps trying to re-attach to its task
 // while the driver plugin is being relaunched.
 const reattachFor = 2 * time.Minute
@@ -19,26 +21,34 @@ func pluginDown(err error) bool { return errors.Is(err, base.ErrPluginShutdown) 
 // than the plugin being down, reattachFor passes, or Kill is called. It
 // reports whether the runner is attached again.
 func (tr *TaskRunner) reattach(h *TaskHandle) bool {
+	err := tr.whilePluginDown(func() error { return tr.cfg.Driver.RecoverTask(h) })
+	if err != nil {
+		tr.logger.Warn("cannot re-attach to task", "error", err)
+		return false
+	}
+	return true
+}
+
+// whilePluginDown calls fn until it returns anything but a plugin-down
+// error, reattachFor passes, or Kill or Detach is called (errRetryEnded);
+// it returns fn's last error.
+func (tr *TaskRunner) whilePluginDown(fn func() error) error {
 	deadline := time.Now().Add(reattachFor)
 	backoff := 250 * time.Millisecond
 	for {
-		err := tr.cfg.Driver.RecoverTask(h)
-		if err == nil {
-			return true
-		}
-		if !pluginDown(err) || time.Now().After(deadline) {
-			tr.logger.Warn("cannot re-attach to task", "error", err)
-			return false
+		err := fn()
+		if err == nil || !pluginDown(err) || time.Now().After(deadline) {
+			return err
 		}
 		t := time.NewTimer(backoff)
 		select {
 		case <-t.C:
 		case <-tr.killCh:
 			t.Stop()
-			return false
+			return errRetryEnded
 		case <-tr.detachCh:
 			t.Stop()
-			return false
+			return errRetryEnded
 		}
 		backoff = min(backoff*2, 5*time.Second)
 	}

@@ -57,11 +57,13 @@ func (tr *TaskRunner) Run() {
 	}
 }
 
-// recover re-attaches to a task started before a client restart.
+// recover re-attaches to a task started before a client restart: by its
+// persisted handle, or, with no handle (the client's state was lost), by
+// asking the driver to discover it (discover.go).
 func (tr *TaskRunner) recover() bool {
 	h := tr.Handle()
 	if h == nil {
-		return false
+		return tr.discover()
 	}
 	if !tr.reattach(h) {
 		tr.logger.Warn("failed to recover task; starting it again")
@@ -77,12 +79,7 @@ func (tr *TaskRunner) recover() bool {
 
 // start starts the task; it reports whether it runs.
 func (tr *TaskRunner) start() bool {
-	id := fmt.Sprintf("%s/%s/%s", tr.cfg.Alloc.ID, tr.cfg.Task.Name, structs.GenerateUUID()[:8])
-	var node *structs.Node
-	if tr.cfg.Node != nil {
-		node = tr.cfg.Node()
-	}
-	cfg := BuildTaskConfig(id, tr.alloc(), tr.cfg.Task, tr.cfg.AllocDir, tr.cfg.Region, tr.cfg.Datacenter, node)
+	cfg := tr.taskConfig()
 	h, err := tr.cfg.Driver.StartTask(cfg)
 	if err != nil {
 		ev := structs.NewTaskEvent(structs.TaskDriverFailure, tr.now())
@@ -104,6 +101,16 @@ func (tr *TaskRunner) start() bool {
 	tr.persist()
 	tr.startStats(h.Config.ID)
 	return true
+}
+
+// taskConfig builds the driver's config for a new instance of the task.
+func (tr *TaskRunner) taskConfig() *TaskConfig {
+	id := fmt.Sprintf("%s/%s/%s", tr.cfg.Alloc.ID, tr.cfg.Task.Name, structs.GenerateUUID()[:8])
+	var node *structs.Node
+	if tr.cfg.Node != nil {
+		node = tr.cfg.Node()
+	}
+	return BuildTaskConfig(id, tr.alloc(), tr.cfg.Task, tr.cfg.AllocDir, tr.cfg.Region, tr.cfg.Datacenter, node)
 }
 
 // waitOrKill waits for the task to exit; when Kill comes first it stops the

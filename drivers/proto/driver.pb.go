@@ -1829,7 +1829,7 @@ const file_driver_proto_rawDesc = "" +
 	"\x13ERROR_CODE_DISABLED\x10\x05\x12\x1e\n" +
 	"\x1aERROR_CODE_PLUGIN_SHUTDOWN\x10\x06\x12 \n" +
 	"\x1cERROR_CODE_EXIT_CODE_UNKNOWN\x10\a\x12\x1c\n" +
-	"\x18ERROR_CODE_NOT_SUPPORTED\x10\b2\x83\t\n" +
+	"\x18ERROR_CODE_NOT_SUPPORTED\x10\b2\xe2\t\n" +
 	"\x06Driver\x12`\n" +
 	"\vFingerprint\x12'.nomadish.drivers.v1.FingerprintRequest\x1a(.nomadish.drivers.v1.FingerprintResponse\x12Z\n" +
 	"\tSetConfig\x12%.nomadish.drivers.v1.SetConfigRequest\x1a&.nomadish.drivers.v1.SetConfigResponse\x12c\n" +
@@ -1845,7 +1845,8 @@ const file_driver_proto_rawDesc = "" +
 	"\vRecoverTask\x12'.nomadish.drivers.v1.RecoverTaskRequest\x1a\x1a.nomadish.drivers.v1.Empty\x12P\n" +
 	"\n" +
 	"UpdateTask\x12&.nomadish.drivers.v1.UpdateTaskRequest\x1a\x1a.nomadish.drivers.v1.Empty\x12[\n" +
-	"\bExecTask\x12$.nomadish.drivers.v1.ExecTaskRequest\x1a%.nomadish.drivers.v1.ExecTaskResponse(\x010\x01B,Z*github.com/nomadish/nomadish/drivers/protob\x06proto3"
+	"\bExecTask\x12$.nomadish.drivers.v1.ExecTaskRequest\x1a%.nomadish.drivers.v1.ExecTaskResponse(\x010\x01\x12]\n" +
+	"\fDiscoverTask\x12%.nomadish.drivers.v1.StartTaskRequest\x1a&.nomadish.drivers.v1.StartTaskResponseB,Z*github.com/nomadish/nomadish/drivers/protob\x06proto3"
 
 var (
 	file_driver_proto_rawDescOnce sync.Once
@@ -1921,21 +1922,23 @@ var file_driver_proto_depIdxs = []int32{
 	22, // 24: nomadish.drivers.v1.Driver.RecoverTask:input_type -> nomadish.drivers.v1.RecoverTaskRequest
 	19, // 25: nomadish.drivers.v1.Driver.UpdateTask:input_type -> nomadish.drivers.v1.UpdateTaskRequest
 	25, // 26: nomadish.drivers.v1.Driver.ExecTask:input_type -> nomadish.drivers.v1.ExecTaskRequest
-	3,  // 27: nomadish.drivers.v1.Driver.Fingerprint:output_type -> nomadish.drivers.v1.FingerprintResponse
-	5,  // 28: nomadish.drivers.v1.Driver.SetConfig:output_type -> nomadish.drivers.v1.SetConfigResponse
-	7,  // 29: nomadish.drivers.v1.Driver.Capabilities:output_type -> nomadish.drivers.v1.CapabilitiesResponse
-	12, // 30: nomadish.drivers.v1.Driver.StartTask:output_type -> nomadish.drivers.v1.StartTaskResponse
-	14, // 31: nomadish.drivers.v1.Driver.WaitTask:output_type -> nomadish.drivers.v1.ExitResult
-	1,  // 32: nomadish.drivers.v1.Driver.StopTask:output_type -> nomadish.drivers.v1.Empty
-	1,  // 33: nomadish.drivers.v1.Driver.DestroyTask:output_type -> nomadish.drivers.v1.Empty
-	17, // 34: nomadish.drivers.v1.Driver.InspectTask:output_type -> nomadish.drivers.v1.TaskStatus
-	1,  // 35: nomadish.drivers.v1.Driver.SignalTask:output_type -> nomadish.drivers.v1.Empty
-	21, // 36: nomadish.drivers.v1.Driver.TaskStats:output_type -> nomadish.drivers.v1.TaskResourceUsage
-	1,  // 37: nomadish.drivers.v1.Driver.RecoverTask:output_type -> nomadish.drivers.v1.Empty
-	1,  // 38: nomadish.drivers.v1.Driver.UpdateTask:output_type -> nomadish.drivers.v1.Empty
-	26, // 39: nomadish.drivers.v1.Driver.ExecTask:output_type -> nomadish.drivers.v1.ExecTaskResponse
-	27, // [27:40] is the sub-list for method output_type
-	14, // [14:27] is the sub-list for method input_type
+	11, // 27: nomadish.drivers.v1.Driver.DiscoverTask:input_type -> nomadish.drivers.v1.StartTaskRequest
+	3,  // 28: nomadish.drivers.v1.Driver.Fingerprint:output_type -> nomadish.drivers.v1.FingerprintResponse
+	5,  // 29: nomadish.drivers.v1.Driver.SetConfig:output_type -> nomadish.drivers.v1.SetConfigResponse
+	7,  // 30: nomadish.drivers.v1.Driver.Capabilities:output_type -> nomadish.drivers.v1.CapabilitiesResponse
+	12, // 31: nomadish.drivers.v1.Driver.StartTask:output_type -> nomadish.drivers.v1.StartTaskResponse
+	14, // 32: nomadish.drivers.v1.Driver.WaitTask:output_type -> nomadish.drivers.v1.ExitResult
+	1,  // 33: nomadish.drivers.v1.Driver.StopTask:output_type -> nomadish.drivers.v1.Empty
+	1,  // 34: nomadish.drivers.v1.Driver.DestroyTask:output_type -> nomadish.drivers.v1.Empty
+	17, // 35: nomadish.drivers.v1.Driver.InspectTask:output_type -> nomadish.drivers.v1.TaskStatus
+	1,  // 36: nomadish.drivers.v1.Driver.SignalTask:output_type -> nomadish.drivers.v1.Empty
+	21, // 37: nomadish.drivers.v1.Driver.TaskStats:output_type -> nomadish.drivers.v1.TaskResourceUsage
+	1,  // 38: nomadish.drivers.v1.Driver.RecoverTask:output_type -> nomadish.drivers.v1.Empty
+	1,  // 39: nomadish.drivers.v1.Driver.UpdateTask:output_type -> nomadish.drivers.v1.Empty
+	26, // 40: nomadish.drivers.v1.Driver.ExecTask:output_type -> nomadish.drivers.v1.ExecTaskResponse
+	12, // 41: nomadish.drivers.v1.Driver.DiscoverTask:output_type -> nomadish.drivers.v1.StartTaskResponse
+	28, // [28:42] is the sub-list for method output_type
+	14, // [14:28] is the sub-list for method input_type
 	14, // [14:14] is the sub-list for extension type_name
 	14, // [14:14] is the sub-list for extension extendee
 	0,  // [0:14] is the sub-list for field type_name

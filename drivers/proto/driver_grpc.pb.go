@@ -35,6 +35,7 @@ const (
 	Driver_RecoverTask_FullMethodName  = "/nomadish.drivers.v1.Driver/RecoverTask"
 	Driver_UpdateTask_FullMethodName   = "/nomadish.drivers.v1.Driver/UpdateTask"
 	Driver_ExecTask_FullMethodName     = "/nomadish.drivers.v1.Driver/ExecTask"
+	Driver_DiscoverTask_FullMethodName = "/nomadish.drivers.v1.Driver/DiscoverTask"
 )
 
 // DriverClient is the client API for Driver service.
@@ -62,6 +63,11 @@ type DriverClient interface {
 	// stdin, stdin_close or resize. The server sends stdout/stderr chunks and
 	// last a message with the result.
 	ExecTask(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[ExecTaskRequest, ExecTaskResponse], error)
+	// DiscoverTask finds a still-running task of the request's alloc ID and
+	// task name whose handle the client lost, re-attaches to it and returns
+	// its handle (drivers with base.TaskDiscoverer; others answer
+	// Unimplemented; none running: NotFound).
+	DiscoverTask(ctx context.Context, in *StartTaskRequest, opts ...grpc.CallOption) (*StartTaskResponse, error)
 }
 
 type driverClient struct {
@@ -223,6 +229,16 @@ func (c *driverClient) ExecTask(ctx context.Context, opts ...grpc.CallOption) (g
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type Driver_ExecTaskClient = grpc.BidiStreamingClient[ExecTaskRequest, ExecTaskResponse]
 
+func (c *driverClient) DiscoverTask(ctx context.Context, in *StartTaskRequest, opts ...grpc.CallOption) (*StartTaskResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(StartTaskResponse)
+	err := c.cc.Invoke(ctx, Driver_DiscoverTask_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // DriverServer is the server API for Driver service.
 // All implementations must embed UnimplementedDriverServer
 // for forward compatibility.
@@ -248,6 +264,11 @@ type DriverServer interface {
 	// stdin, stdin_close or resize. The server sends stdout/stderr chunks and
 	// last a message with the result.
 	ExecTask(grpc.BidiStreamingServer[ExecTaskRequest, ExecTaskResponse]) error
+	// DiscoverTask finds a still-running task of the request's alloc ID and
+	// task name whose handle the client lost, re-attaches to it and returns
+	// its handle (drivers with base.TaskDiscoverer; others answer
+	// Unimplemented; none running: NotFound).
+	DiscoverTask(context.Context, *StartTaskRequest) (*StartTaskResponse, error)
 	mustEmbedUnimplementedDriverServer()
 }
 
@@ -296,6 +317,9 @@ func (UnimplementedDriverServer) UpdateTask(context.Context, *UpdateTaskRequest)
 }
 func (UnimplementedDriverServer) ExecTask(grpc.BidiStreamingServer[ExecTaskRequest, ExecTaskResponse]) error {
 	return status.Error(codes.Unimplemented, "method ExecTask not implemented")
+}
+func (UnimplementedDriverServer) DiscoverTask(context.Context, *StartTaskRequest) (*StartTaskResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method DiscoverTask not implemented")
 }
 func (UnimplementedDriverServer) mustEmbedUnimplementedDriverServer() {}
 func (UnimplementedDriverServer) testEmbeddedByValue()                {}
@@ -527,6 +551,24 @@ func _Driver_ExecTask_Handler(srv interface{}, stream grpc.ServerStream) error {
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type Driver_ExecTaskServer = grpc.BidiStreamingServer[ExecTaskRequest, ExecTaskResponse]
 
+func _Driver_DiscoverTask_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(StartTaskRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(DriverServer).DiscoverTask(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Driver_DiscoverTask_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(DriverServer).DiscoverTask(ctx, req.(*StartTaskRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Driver_ServiceDesc is the grpc.ServiceDesc for Driver service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -573,6 +615,10 @@ var Driver_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "UpdateTask",
 			Handler:    _Driver_UpdateTask_Handler,
+		},
+		{
+			MethodName: "DiscoverTask",
+			Handler:    _Driver_DiscoverTask_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

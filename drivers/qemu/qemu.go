@@ -22,6 +22,7 @@ import (
 
 	"github.com/nomadish/nomadish/drivers/base"
 	"github.com/nomadish/nomadish/drivers/internal/execdriver"
+	"github.com/nomadish/nomadish/drivers/internal/handlefile"
 )
 
 // Name is the driver's name in job files.
@@ -182,7 +183,11 @@ func (d *Driver) StartTask(cfg *base.TaskConfig) (*base.TaskHandle, error) {
 		return nil, fmt.Errorf("task %q: %w", cfg.Name, err)
 	}
 	d.logger.Debug("vm started", "task", cfg.ID, "pid", t.state.Pid, "qmp", t.state.QMPSocket)
-	return &base.TaskHandle{Version: base.TaskHandleVersion, Config: cfg, State: base.TaskStateRunning, DriverState: t.encodeState()}, nil
+	state := t.encodeState()
+	if err := handlefile.Write(Name, cfg, state); err != nil { // for DiscoverTask
+		d.logger.Warn("VM cannot be re-discovered if the client loses its state", "task", cfg.ID, "error", err)
+	}
+	return &base.TaskHandle{Version: base.TaskHandleVersion, Config: cfg, State: base.TaskStateRunning, DriverState: state}, nil
 }
 
 // pin pins the VM's vCPU threads to the task's reserved cores. A task that
@@ -274,6 +279,9 @@ func (d *Driver) DestroyTask(taskID string, force bool) error {
 		<-t.exit.Done()
 	}
 	t.release()
+	if rec, err := handlefile.Read(Name, t.cfg); err == nil && rec.TaskID == taskID {
+		handlefile.Remove(Name, t.cfg)
+	}
 	d.mu.Lock()
 	delete(d.tasks, taskID)
 	d.mu.Unlock()

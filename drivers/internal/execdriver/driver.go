@@ -20,6 +20,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/nomadish/nomadish/drivers/base"
+	"github.com/nomadish/nomadish/drivers/internal/handlefile"
 )
 
 // Options make the core into a named driver.
@@ -205,7 +206,11 @@ func (d *Driver) StartTask(cfg *base.TaskConfig) (*base.TaskHandle, error) {
 		return nil, err
 	}
 	d.logger.Debug("task started", "task", cfg.ID, "pid", t.state.Pid)
-	return &base.TaskHandle{Version: base.TaskHandleVersion, Config: cfg, State: base.TaskStateRunning, DriverState: t.encodeState()}, nil
+	state := t.encodeState()
+	if err := handlefile.Write(d.opts.Name, cfg, state); err != nil { // for DiscoverTask
+		d.logger.Warn("task cannot be re-discovered if the client loses its state", "task", cfg.ID, "error", err)
+	}
+	return &base.TaskHandle{Version: base.TaskHandleVersion, Config: cfg, State: base.TaskStateRunning, DriverState: state}, nil
 }
 
 // parseTaskConfig reads command (string) and args (list).
@@ -286,6 +291,9 @@ func (d *Driver) DestroyTask(taskID string, force bool) error {
 		if f != "" {
 			_ = os.Remove(f)
 		}
+	}
+	if rec, err := handlefile.Read(d.opts.Name, t.cfg); err == nil && rec.TaskID == taskID {
+		handlefile.Remove(d.opts.Name, t.cfg)
 	}
 	d.mu.Lock()
 	delete(d.tasks, taskID)
