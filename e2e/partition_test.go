@@ -213,6 +213,7 @@ func startNetnsCluster(t *testing.T, lab *netLab, n int) (servers []*serverProc,
 		nss[i], ips[i] = lab.addServer(i + 1)
 		join = append(join, ips[i]+":4648")
 	}
+	base := t.TempDir() // before the Cleanup below, so it is removed after the servers stop
 	servers = make([]*serverProc, n)
 	t.Cleanup(func() { // registered after the lab's: runs first, before the namespaces go
 		for _, p := range servers {
@@ -230,7 +231,7 @@ func startNetnsCluster(t *testing.T, lab *netLab, n int) (servers []*serverProc,
 	})
 	for i := range n {
 		name := fmt.Sprintf("p%d", i+1)
-		dir := filepath.Join(t.TempDir(), name)
+		dir := filepath.Join(base, name)
 		cfg := serverAgentConfig(dir, name, ips[i], 4646, 4647, 4648, n, join)
 		p, err := startServerAgent(dir, name, ips[i]+":4646", ips[i]+":4647", cfg, "ip", "netns", "exec", nss[i])
 		if err != nil {

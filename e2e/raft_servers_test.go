@@ -136,6 +136,10 @@ func startRaftCluster(t *testing.T, n int, serverLines ...string) []*serverProc 
 	for i := range n {
 		join = append(join, fmt.Sprintf("127.0.0.1:%d", ports[3*i+2]))
 	}
+	// The base dir comes before the Cleanup that stops the servers: cleanups
+	// run last-registered first, so the servers stop before their dirs are
+	// removed (a server still writing a snapshot made RemoveAll fail).
+	base := t.TempDir()
 	servers := make([]*serverProc, 0, n)
 	t.Cleanup(func() {
 		for _, p := range servers {
@@ -151,7 +155,7 @@ func startRaftCluster(t *testing.T, n int, serverLines ...string) []*serverProc 
 	})
 	for i := range n {
 		name := fmt.Sprintf("s%d", i+1)
-		dir := filepath.Join(t.TempDir(), name)
+		dir := filepath.Join(base, name)
 		h, r, s := ports[3*i], ports[3*i+1], ports[3*i+2]
 		cfg := serverAgentConfig(dir, name, "127.0.0.1", h, r, s, n, join, serverLines...)
 		p, err := startServerAgent(dir, name, fmt.Sprintf("127.0.0.1:%d", h), fmt.Sprintf("127.0.0.1:%d", r), cfg)

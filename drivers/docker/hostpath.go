@@ -3,10 +3,10 @@ package docker
 import (
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/nomadish/nomadish/drivers/internal/hostpath"
 )
 
 // Sentinel errors of the host-path and allowlist checks; the messages that
@@ -64,7 +64,7 @@ func (h hostPaths) resolve(what, p string) (string, error) {
 	if h.root == "" || !filepath.IsAbs(p) {
 		return "", fmt.Errorf("%s: %q: the task has no allocation directory: %w", what, p, ErrHostPath)
 	}
-	real, err := evalExisting(p)
+	real, err := hostpath.EvalExisting(p)
 	if err != nil {
 		return "", fmt.Errorf("%s: %q: %w: %w", what, p, ErrHostPath, err)
 	}
@@ -76,7 +76,7 @@ func (h hostPaths) resolve(what, p string) (string, error) {
 		return "", fmt.Errorf("%s: %q is the allocation directory itself (it holds the other tasks' directories and the shared alloc dir); mount a directory inside it: %w",
 			what, p, ErrHostPath)
 	}
-	if !within(real, root) {
+	if !hostpath.Within(real, root) {
 		return "", fmt.Errorf("%s: %q resolves to %q, outside the allocation directory; host paths need volumes { enabled = true } in the docker plugin config: %w",
 			what, p, real, ErrHostPath)
 	}
@@ -84,31 +84,6 @@ func (h hostPaths) resolve(what, p string) (string, error) {
 		return "", fmt.Errorf("%s: %q resolves to %q, which has a ':': %w", what, p, real, ErrHostPath)
 	}
 	return real, nil
-}
-
-// evalExisting evaluates the symlinks of the longest existing prefix of the
-// clean absolute path p and appends the rest. A dangling symlink in p is an
-// error: whoever creates the missing part would create it at the target.
-func evalExisting(p string) (string, error) {
-	rest := ""
-	for {
-		real, err := filepath.EvalSymlinks(p)
-		if err == nil {
-			return filepath.Join(real, rest), nil
-		}
-		if !errors.Is(err, fs.ErrNotExist) {
-			return "", err
-		}
-		if fi, lerr := os.Lstat(p); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
-			return "", fmt.Errorf("%q is a dangling symlink", p)
-		}
-		parent := filepath.Dir(p)
-		if parent == p {
-			return "", err
-		}
-		rest = filepath.Join(filepath.Base(p), rest)
-		p = parent
-	}
 }
 
 // builtin resolves one of the task's own directories (alloc, local,
@@ -119,10 +94,4 @@ func (h hostPaths) builtin(what, p string) (string, error) {
 	strict := h
 	strict.enabled = false
 	return strict.resolve(what, p)
-}
-
-// within reports whether p is dir or below it (both clean and absolute).
-func within(p, dir string) bool {
-	rel, err := filepath.Rel(dir, p)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/nomadish/nomadish/drivers/internal/hostpath"
 )
 
 // FuzzHostPathStaysInTheAllocDir: whatever a task writes as a volume's
@@ -36,7 +38,7 @@ func FuzzHostPathStaysInTheAllocDir(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if !within(got, realRoot) || got == realRoot {
+		if !hostpath.Within(got, realRoot) || got == realRoot {
 			t.Fatalf("resolve(%q) = %q, outside %q", p, got, realRoot)
 		}
 	})

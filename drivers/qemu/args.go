@@ -1,14 +1,12 @@
 package qemu
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/nomadish/nomadish/drivers/base"
+	"github.com/nomadish/nomadish/drivers/internal/hostpath"
 )
 
 // guestTextFlags take a value that is text for the guest, not a host path
@@ -103,7 +101,7 @@ func checkArgPath(p string, cfg *base.TaskConfig, imagePaths []string) error {
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(cfg.TaskDir, p)
 	}
-	real, err := evalExisting(filepath.Clean(p))
+	real, err := hostpath.EvalExisting(filepath.Clean(p))
 	if err != nil {
 		return fmt.Errorf("host path %q: %w: %w", p, ErrPathNotAllowed, err)
 	}
@@ -111,35 +109,10 @@ func checkArgPath(p string, cfg *base.TaskConfig, imagePaths []string) error {
 		if dir == "" {
 			continue
 		}
-		if d, err := filepath.EvalSymlinks(dir); err == nil && within(real, d) {
+		if d, err := filepath.EvalSymlinks(dir); err == nil && hostpath.Within(real, d) {
 			return nil
 		}
 	}
 	return fmt.Errorf("host path %q is outside the allocation directory and the qemu plugin's image_paths %v: %w",
 		p, imagePaths, ErrPathNotAllowed)
-}
-
-// evalExisting evaluates the symlinks of the longest existing prefix of the
-// clean absolute path p and appends the rest; a dangling symlink in p is an
-// error (qemu would create its target).
-func evalExisting(p string) (string, error) {
-	rest := ""
-	for {
-		real, err := filepath.EvalSymlinks(p)
-		if err == nil {
-			return filepath.Join(real, rest), nil
-		}
-		if !errors.Is(err, fs.ErrNotExist) {
-			return "", err
-		}
-		if fi, lerr := os.Lstat(p); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
-			return "", fmt.Errorf("%q is a dangling symlink", p)
-		}
-		parent := filepath.Dir(p)
-		if parent == p {
-			return "", err
-		}
-		rest = filepath.Join(filepath.Base(p), rest)
-		p = parent
-	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/nomadish/nomadish/drivers/base"
+	"github.com/nomadish/nomadish/drivers/internal/hostpath"
 )
 
 // taskConfig is a task's `config` block, with Nomad's qemu names.
@@ -176,18 +177,12 @@ func resolveFile(key, p string, cfg *base.TaskConfig, imagePaths []string) (stri
 		if dir == "" {
 			continue
 		}
-		if d, err := filepath.EvalSymlinks(dir); err == nil && within(real, d) {
+		if d, err := filepath.EvalSymlinks(dir); err == nil && hostpath.Within(real, d) {
 			return real, nil
 		}
 	}
 	return "", fmt.Errorf("%s %q is outside the allocation directory and the qemu plugin's image_paths %v: %w",
 		key, p, imagePaths, ErrPathNotAllowed)
-}
-
-// within reports whether p is dir or below it (both clean and absolute).
-func within(p, dir string) bool {
-	rel, err := filepath.Rel(dir, p)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // hostPorts maps each port_map label to the host port the scheduler gave
