@@ -146,7 +146,7 @@ func (e *jobEndpoint) GetJob(args *structs.JobSpecificRequest, reply *structs.Si
 // List lists jobs of the namespace ("*": all) with their summaries; blocking.
 func (e *jobEndpoint) List(args *structs.JobListRequest, reply *structs.JobListResponse) error {
 	ns := namespaceOf(args.Namespace)
-	return e.s.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
+	return e.s.blockingList(&args.QueryOptions, &reply.QueryMeta, []string{state.TableJobs, state.TableAllocs}, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
 		jobs, err := st.Jobs(ws, ns)
 		if err != nil {
 			return 0, err
@@ -178,7 +178,7 @@ func JobSummary(job *structs.Job, allocs []*structs.Allocation) *structs.JobSumm
 // Allocations lists a job's allocations; blocking.
 func (e *jobEndpoint) Allocations(args *structs.JobSpecificRequest, reply *structs.JobAllocationsResponse) error {
 	ns := namespaceOf(args.Namespace)
-	return e.s.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
+	return e.s.blockingList(&args.QueryOptions, &reply.QueryMeta, []string{state.TableAllocs}, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
 		allocs, err := st.AllocsByJob(ws, ns, args.JobID)
 		if err != nil {
 			return 0, err
@@ -191,7 +191,7 @@ func (e *jobEndpoint) Allocations(args *structs.JobSpecificRequest, reply *struc
 // Evaluations lists a job's evaluations; blocking.
 func (e *jobEndpoint) Evaluations(args *structs.JobSpecificRequest, reply *structs.JobEvaluationsResponse) error {
 	ns := namespaceOf(args.Namespace)
-	return e.s.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
+	return e.s.blockingList(&args.QueryOptions, &reply.QueryMeta, []string{state.TableEvals}, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
 		evals, err := st.EvalsByJob(ws, ns, args.JobID)
 		if err != nil {
 			return 0, err
