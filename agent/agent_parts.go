@@ -27,6 +27,7 @@ func (a *Agent) serverConfig() *server.Config {
 		Logger: a.logger, Raft: raftConfig(c.Server),
 	}
 	sc.TLS = a.rpcTLS // agent_tls.go
+	sc.RPCLimits = server.RPCLimits{HandshakeTimeout: c.Limits.RPCHandshakeTimeout, MaxConnsPerClient: c.Limits.RPCMaxConnsPerClient}
 	if !c.DevMode {
 		sc.Cluster = clusterConfig(c) // agent_cluster.go
 	}

@@ -94,6 +94,7 @@ func (s *Server) localRPC(method string, args, reply any) error {
 // serveListener accepts connections until the listener closes.
 func (s *Server) serveListener() {
 	defer s.wg.Done()
+	adm := newRPCAdmission(s.cfg.RPCLimits) // rpc_limits.go
 	for {
 		conn, err := s.listener.Accept()
 		if err != nil {
@@ -104,6 +105,10 @@ func (s *Server) serveListener() {
 			}
 			s.logger.Error("accepting RPC connection", "error", err)
 			time.Sleep(5 * time.Millisecond) // avoid a hot loop on persistent accept errors
+			continue
+		}
+		conn, ok := s.admit(adm, conn)
+		if !ok {
 			continue
 		}
 		if !s.trackConn(conn, true) {
@@ -135,6 +140,7 @@ func (s *Server) handleConn(raw net.Conn) {
 		raw.Close()
 		return
 	}
+	_ = raw.SetDeadline(time.Time{}) // the handshake deadline (rpc_limits.go) is met
 	switch proto {
 	case RPCNomad:
 		s.serveCodec(rpcclient.NewCodec(conn))

@@ -61,6 +61,8 @@ type Config struct {
 	Clock Clock
 	// Raft holds the raft durability knobs (raft_config.go).
 	Raft RaftConfig
+	// RPCLimits bounds connections on the RPC port (rpc_limits.go).
+	RPCLimits RPCLimits
 }
 
 // DefaultConfig returns a dev-friendly configuration.

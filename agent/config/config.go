@@ -32,6 +32,7 @@ type Config struct {
 	Server ServerConfig
 	Client ClientConfig
 	TLS    tlsutil.Config // the tls block (validate_tls.go)
+	Limits Limits         // the limits block (limits.go)
 
 	// Plugins is the plugin blocks by name: plugin "raw_exec" { config { enabled = true } }.
 	Plugins map[string]*PluginConfig
@@ -147,6 +148,7 @@ func DefaultConfig() *Config {
 		Server:     ServerConfig{BootstrapExpect: 1, NumSchedulers: runtime.NumCPU(), HeartbeatGrace: 10 * time.Second, CleanupDeadServers: true, DeadServerGrace: time.Minute, RetryInterval: 5 * time.Second},
 		Client:     ClientConfig{Meta: map[string]string{}, SysfsRoot: "/sys"},
 		Plugins:    map[string]*PluginConfig{},
+		Limits:     DefaultLimits(),
 	}
 }
 

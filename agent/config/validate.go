@@ -54,6 +54,7 @@ func (c *Config) Validate() error {
 	}
 	c.validateRoles(bad)
 	c.validateTLS(bad)
+	c.validateLimits(bad)
 	if len(errs) == 0 {
 		return nil
 	}
