@@ -163,10 +163,11 @@ func (a *Agent) serveHTTP() {
 	tracker := newConnTracker(lim.HTTPMaxConnsPerClient, httpConnBudget(raiseNoFile()),
 		lim.HTTPSHandshakeTimeout, a.logger.Named("http")) // http_limits.go
 	a.httpSrv = &http.Server{
-		Handler:           limitRequests(newHTTPServer(deps), connlimit.New(lim.HTTPMaxConnsPerClient)),
+		Handler:           limitRequests(newHTTPServer(deps), connlimit.New(lim.HTTPMaxConnsPerClient), tracker),
 		ReadHeaderTimeout: httpReadHeaderTimeout,
 		IdleTimeout:       httpIdleTimeout,
 		ConnState:         tracker.ConnState,
+		ConnContext:       tracker.ConnContext,
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 		ErrorLog:          a.logger.Named("http").StandardLogger(&hclog.StandardLoggerOptions{InferLevels: true}),
 	}

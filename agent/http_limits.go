@@ -2,6 +2,7 @@ package agent
 
 import (
 	"container/list"
+	"context"
 	"crypto/tls"
 	"net"
 	"net/http"
@@ -38,21 +39,23 @@ const (
 
 // httpConnState is one tracked HTTP connection.
 type httpConnState struct {
-	release func()        // its per-client slot
-	idle    *list.Element // in connTracker.idle while new or idle, else nil
-	timer   *time.Timer   // the TLS handshake deadline, nil when none
-	evicted bool          // closed to make room; its StateClosed is pending
+	release  func()        // its per-client slot
+	inFlight int           // requests whose handler is running
+	idle     *list.Element // in connTracker.idle while inFlight is 0, else nil
+	timer    *time.Timer   // the TLS handshake deadline, nil when none or met
+	evicted  bool          // closed to make room; its StateClosed is pending
 }
 
 // connTracker is the HTTP server's ConnState hook: a per-client-IP
 // connection limit (limits.http_max_conns_per_client), a total budget
 // derived from the process's open-file limit so HTTP can never take the
 // file descriptors RPC and raft need, and, when the budget is full, the
-// eviction of the longest-idle connection (new ones that have not sent a
-// request yet, or keep-alive ones between requests) in favour of the new
-// one. Connections busy with a request are never evicted. ConnState is
-// called from the accept loop (StateNew) and each connection's goroutine;
-// mu guards everything.
+// eviction of the longest-idle connection in favour of the new one. A
+// connection is idle while no handler runs for it: new ones, keep-alive
+// ones between requests, and ones still dribbling their request headers
+// (so slow headers cannot pin the budget); limitRequests marks handlers.
+// ConnState is called from the accept loop (StateNew) and each
+// connection's goroutine; mu guards everything.
 type connTracker struct {
 	perIP     *connlimit.Limiter
 	budget    int           // total connections; 0: unlimited
@@ -70,15 +73,23 @@ func newConnTracker(maxPerClient, budget int, handshake time.Duration, logger hc
 		logger: logger, conns: map[net.Conn]*httpConnState{}, idle: list.New()}
 }
 
+// connCtxKey is the request-context key of the request's net.Conn (set by
+// ConnContext).
+type connCtxKey struct{}
+
+// ConnContext is the http.Server hook that lets handlers find their
+// connection.
+func (t *connTracker) ConnContext(ctx context.Context, c net.Conn) context.Context {
+	return context.WithValue(ctx, connCtxKey{}, c)
+}
+
 // ConnState is the http.Server hook.
 func (t *connTracker) ConnState(c net.Conn, state http.ConnState) {
 	switch state {
 	case http.StateNew:
 		t.opened(c)
 	case http.StateActive:
-		t.setIdle(c, false)
-	case http.StateIdle:
-		t.setIdle(c, true)
+		t.stopHandshakeTimer(c)
 	case http.StateHijacked, http.StateClosed:
 		t.closed(c)
 	}
@@ -117,7 +128,7 @@ func (t *connTracker) evictLocked() bool {
 			continue
 		}
 		st.evicted = true
-		// Close never blocks on the peer; the connection's goroutine
+		// Close never waits for the peer; the connection's goroutine then
 		// reports StateClosed, which frees its place.
 		go c.Close()
 		return true
@@ -125,24 +136,37 @@ func (t *connTracker) evictLocked() bool {
 	return false
 }
 
-// setIdle moves c into (idle) or out of the eviction list.
-func (t *connTracker) setIdle(c net.Conn, idle bool) {
+// requestStarted marks a handler running for c (not evictable).
+func (t *connTracker) requestStarted(c net.Conn) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	st := t.conns[c]
-	if st == nil || st.evicted {
-		return
+	if st := t.conns[c]; st != nil {
+		st.inFlight++
+		if st.idle != nil {
+			t.idle.Remove(st.idle)
+			st.idle = nil
+		}
 	}
-	if st.timer != nil && !idle {
+}
+
+// requestDone marks a handler of c finished; with none left, c is idle
+// again (the newest idle).
+func (t *connTracker) requestDone(c net.Conn) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if st := t.conns[c]; st != nil {
+		if st.inFlight--; st.inFlight == 0 && !st.evicted && st.idle == nil {
+			st.idle = t.idle.PushBack(c)
+		}
+	}
+}
+
+func (t *connTracker) stopHandshakeTimer(c net.Conn) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if st := t.conns[c]; st != nil && st.timer != nil {
 		st.timer.Stop()
 		st.timer = nil
-	}
-	if st.idle != nil {
-		t.idle.Remove(st.idle)
-		st.idle = nil
-	}
-	if idle {
-		st.idle = t.idle.PushBack(c)
 	}
 }
 
@@ -163,6 +187,13 @@ func (t *connTracker) closed(c net.Conn) {
 	}
 	t.mu.Unlock()
 	st.release()
+}
+
+// open returns how many connections are tracked.
+func (t *connTracker) open() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.conns)
 }
 
 // handshakeExpired closes a TLS connection that has not started its first

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"io"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -17,6 +18,8 @@ const (
 )
 
 // limitRequests wraps the API handler with per-request bounds:
+//   - while the handler runs, its connection is not idle for conns (nil
+//     ok): it cannot be evicted to make room;
 //   - a blocking query (?index=N, N > 0) takes one of its client IP's
 //     blocking slots (limits.http_max_conns_per_client; HTTP/2 can carry
 //     many on one connection) and is refused with 429 when none is free;
@@ -25,8 +28,12 @@ const (
 //   - the response must be written within httpWriteTimeout after the
 //     longest the request may wait (a blocking query's wait); streams (log
 //     follow, snapshot download, websocket upgrades) set their own.
-func limitRequests(next http.Handler, blocking *connlimit.Limiter) http.Handler {
+func limitRequests(next http.Handler, blocking *connlimit.Limiter, conns *connTracker) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if c, ok := r.Context().Value(connCtxKey{}).(net.Conn); ok && conns != nil {
+			conns.requestStarted(c)
+			defer conns.requestDone(c)
+		}
 		rc := http.NewResponseController(w)
 		wait, isBlocking := queryWait(r)
 		if isBlocking {

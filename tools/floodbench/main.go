@@ -7,6 +7,9 @@
 // how long /v1/status/leader takes to answer while the queries wait.
 //
 //	go run ./tools/floodbench -bin bin/nomadish -jobs 5000 -waiters 2000 -hold 15s
+//
+// With -hold-idle N -addr host:port it only opens N idle connections and
+// holds them until its stdin closes (the e2e flood test's helper).
 package main
 
 import (
@@ -27,8 +30,17 @@ func main() {
 	sources := flag.Int("sources", 40, "127.0.0.x source addresses the queries are spread over")
 	hold := flag.Duration("hold", 15*time.Second, "how long the queries wait before the figures are taken")
 	extra := flag.String("config", "", "extra agent config (HCL) appended to the started agent's")
+	idle := flag.Int("hold-idle", 0, "only open this many idle connections to -addr and hold them until stdin closes")
+	idleNet := flag.Int("idle-net", 0, "with -hold-idle: the third byte of the 127.0.x.y source addresses")
 	flag.Parse()
 	raiseNoFile()
+	if *idle > 0 {
+		if err := holdIdle(*addr, *idle, *sources, *idleNet); err != nil {
+			fmt.Fprintln(os.Stderr, "floodbench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(*bin, *addr, *pid, *jobs, *waiters, *sources, *hold, *extra); err != nil {
 		fmt.Fprintln(os.Stderr, "floodbench:", err)
 		os.Exit(1)
