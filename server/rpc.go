@@ -125,10 +125,10 @@ func (s *Server) serveListener() {
 func (s *Server) handleConn(raw net.Conn) {
 	defer s.trackConn(raw, false)
 	conn := raw
-	proto, ok := readProto(conn)
+	proto, ok := readProto(conn, s.cfg.RPCLimits.HandshakeTimeout)
 	if ok && proto == RPCTLS {
 		if conn = s.startTLS(raw); conn != nil {
-			proto, ok = readProto(conn)
+			proto, ok = readProto(conn, s.cfg.RPCLimits.HandshakeTimeout)
 			ok = ok && proto != RPCTLS
 		}
 	} else if ok && s.requireTLS() {
@@ -140,7 +140,6 @@ func (s *Server) handleConn(raw net.Conn) {
 		raw.Close()
 		return
 	}
-	_ = raw.SetDeadline(time.Time{}) // the handshake deadline (rpc_limits.go) is met
 	switch proto {
 	case RPCNomad:
 		s.serveCodec(rpcclient.NewCodec(conn))
@@ -159,9 +158,11 @@ func (s *Server) handleConn(raw net.Conn) {
 }
 
 // readProto reads a connection's protocol byte, waiting at most 10 s.
-func readProto(conn net.Conn) (byte, bool) {
+func readProto(conn net.Conn, timeout time.Duration) (byte, bool) {
 	var b [1]byte
-	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if timeout > 0 { // limits.rpc_handshake_timeout (rpc_limits.go)
+		conn.SetReadDeadline(time.Now().Add(timeout))
+	}
 	if _, err := io.ReadFull(conn, b[:]); err != nil {
 		return 0, false
 	}

@@ -11,9 +11,9 @@ import (
 // RPCLimits bounds connections on the RPC port (the agent's limits block,
 // rpc_* keys). The zero value sets no bound.
 type RPCLimits struct {
-	// HandshakeTimeout bounds the time from accept to the connection's
-	// protocol byte (with TLS: the handshake and the inner byte too); a
-	// connection that has not started talking by then is closed.
+	// HandshakeTimeout bounds the wait for a connection's protocol byte
+	// (with TLS, for the inner one too; the TLS handshake has its own
+	// bound); a connection that has not started talking by then is closed.
 	HandshakeTimeout time.Duration
 	// MaxConnsPerClient caps concurrent connections (RPC, multiplexed and
 	// raft alike) per client IP; more are closed at accept. It is the RPC
@@ -28,19 +28,18 @@ const rpcRefusalLogEvery = time.Second
 // rpcAdmission is the accept loop's per-client accounting (serveListener's
 // goroutine owns it; releases come from any goroutine).
 type rpcAdmission struct {
-	limits  RPCLimits
 	perIP   *connlimit.Limiter
 	lastLog atomic.Int64 // unix nanos of the last refusal warning
 }
 
 func newRPCAdmission(l RPCLimits) *rpcAdmission {
-	return &rpcAdmission{limits: l, perIP: connlimit.New(l.MaxConnsPerClient)}
+	return &rpcAdmission{perIP: connlimit.New(l.MaxConnsPerClient)}
 }
 
-// admit takes a per-client slot for conn and arms its handshake deadline
-// (handleConn clears it once the protocol is known). It returns the
-// connection to serve, which releases the slot when closed, or false (conn
-// closed) when its IP already holds MaxConnsPerClient connections.
+// admit takes a per-client slot for conn. It returns the connection to
+// serve, which releases the slot when closed, or false (conn closed) when
+// its IP already holds MaxConnsPerClient connections. (The handshake
+// timeout is readProto's read deadline.)
 func (s *Server) admit(a *rpcAdmission, conn net.Conn) (net.Conn, bool) {
 	release, err := a.perIP.Acquire(conn.RemoteAddr())
 	if err != nil {
@@ -51,9 +50,6 @@ func (s *Server) admit(a *rpcAdmission, conn net.Conn) (net.Conn, bool) {
 				"remote", conn.RemoteAddr(), "limit", a.perIP.Max())
 		}
 		return nil, false
-	}
-	if d := a.limits.HandshakeTimeout; d > 0 {
-		_ = conn.SetDeadline(time.Now().Add(d))
 	}
 	return connlimit.Wrap(conn, release), true
 }
