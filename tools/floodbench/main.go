@@ -90,6 +90,25 @@ func run(bin, addr string, pid, jobs, waiters, sources int, hold time.Duration, 
 	fmt.Printf("per waiter:      %.1f goroutines, %.1f KiB RSS\n",
 		float64(during.goroutines-loaded.goroutines)/float64(waiters),
 		float64(during.rssKiB-loaded.rssKiB)/float64(waiters))
+	return wake(addr, pid, fl)
+}
+
+// wake registers one more job (every query's watch fires, each builds
+// its answer) and reports the peak RSS until all have answered (at most
+// 60 s), sampling every 50 ms.
+func wake(addr string, pid int, fl *flood) error {
+	before := fl.early()
+	start := time.Now()
+	if err := registerJob(addr, "flood-wake"); err != nil {
+		return err
+	}
+	var peak int64
+	for time.Since(start) < time.Minute && fl.early()-before < int64(fl.opened()) {
+		peak = max(peak, rssKiB(pid))
+		time.Sleep(50 * time.Millisecond)
+	}
+	fmt.Printf("after one write: %d of %d answered in %v, peak RSS %d MiB, then %s\n",
+		fl.early()-before, fl.opened(), time.Since(start).Round(time.Millisecond), peak/1024, sample(addr, pid))
 	return nil
 }
 
