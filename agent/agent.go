@@ -13,6 +13,7 @@ import (
 
 	"github.com/nomadish/nomadish/agent/config"
 	"github.com/nomadish/nomadish/client"
+	"github.com/nomadish/nomadish/internal/connlimit"
 	"github.com/nomadish/nomadish/internal/tlsutil"
 	"github.com/nomadish/nomadish/rpcclient"
 	"github.com/nomadish/nomadish/server"
@@ -159,9 +160,15 @@ func (a *Agent) serveHTTP() {
 	deps.Origins = a.originPolicy() // http_origin.go
 	ctx, cancel := context.WithCancel(context.Background())
 	a.cancelReq = cancel
+	lim := a.cfg.Limits
+	tracker := newConnTracker(lim.HTTPMaxConnsPerClient, httpConnBudget(raiseNoFile()),
+		lim.HTTPSHandshakeTimeout, a.logger.Named("http")) // http_limits.go
 	a.httpSrv = &http.Server{
-		Handler:           newHTTPServer(deps),
-		ReadHeaderTimeout: 10 * time.Second,
+		Handler:           limitRequests(newHTTPServer(deps), connlimit.New(lim.HTTPMaxConnsPerClient), tracker),
+		ReadHeaderTimeout: httpReadHeaderTimeout,
+		IdleTimeout:       httpIdleTimeout,
+		ConnState:         tracker.ConnState,
+		ConnContext:       tracker.ConnContext,
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 		ErrorLog:          a.logger.Named("http").StandardLogger(&hclog.StandardLoggerOptions{InferLevels: true}),
 	}

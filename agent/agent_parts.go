@@ -31,6 +31,7 @@ func (a *Agent) serverConfig() *server.Config {
 		SnapshotRestoreMaxBytes: int64(c.Server.SnapshotRestoreMaxMB) << 20,
 	}
 	sc.TLS = a.rpcTLS // agent_tls.go
+	sc.RPCLimits = server.RPCLimits{HandshakeTimeout: c.Limits.RPCHandshakeTimeout, MaxConnsPerClient: c.Limits.RPCMaxConnsPerClient}
 	if !c.DevMode {
 		sc.Cluster = clusterConfig(c) // agent_cluster.go
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/nomadish/nomadish/internal/shared"
 	"github.com/nomadish/nomadish/structs"
 )
 
@@ -63,7 +64,8 @@ type httpDeps struct {
 // handlers may run concurrently and keep no state of their own.
 type httpServer struct {
 	httpDeps
-	mux *http.ServeMux
+	mux     *http.ServeMux
+	answers shared.Cache // encoded list answers shared by concurrent readers (http_shared.go)
 }
 
 // handlerFunc is the shape of every endpoint: the value returned is encoded

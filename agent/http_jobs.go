@@ -127,7 +127,7 @@ func (s *httpServer) jobsList(w http.ResponseWriter, r *http.Request) (any, erro
 	if reply.Jobs == nil {
 		reply.Jobs = []*structs.JobListStub{}
 	}
-	return reply.Jobs, nil
+	return s.sharedJSON(w, r, "jobs\x00"+q.Region+"\x00"+q.Namespace+"\x00"+q.Prefix, reply.Index, reply.Jobs) // http_shared.go
 }
 
 // getJob reads one job; absent is a 404.

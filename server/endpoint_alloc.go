@@ -15,7 +15,7 @@ type allocEndpoint struct{ s *Server }
 // List lists allocations (namespace "*" or empty: all; ID prefix filter);
 // blocking.
 func (e *allocEndpoint) List(args *structs.AllocListRequest, reply *structs.AllocListResponse) error {
-	return e.s.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
+	return e.s.blockingList(&args.QueryOptions, &reply.QueryMeta, []string{state.TableAllocs}, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
 		allocs, err := st.Allocs(ws)
 		if err != nil {
 			return 0, err
@@ -51,7 +51,7 @@ func (e *allocEndpoint) GetAlloc(args *structs.AllocSpecificRequest, reply *stru
 
 // GetAllocs reads several allocations (absent ones are left out); blocking.
 func (e *allocEndpoint) GetAllocs(args *structs.AllocsGetRequest, reply *structs.AllocsGetResponse) error {
-	return e.s.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
+	return e.s.blockingList(&args.QueryOptions, &reply.QueryMeta, []string{state.TableAllocs}, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
 		reply.Allocs = make([]*structs.Allocation, 0, len(args.AllocIDs))
 		var index uint64
 		for _, id := range args.AllocIDs {

@@ -17,7 +17,7 @@ type deploymentEndpoint struct{ s *Server }
 // List lists deployments, newest first (namespace and ID prefix filters);
 // blocking.
 func (e *deploymentEndpoint) List(args *structs.DeploymentListRequest, reply *structs.DeploymentListResponse) error {
-	return e.s.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
+	return e.s.blockingList(&args.QueryOptions, &reply.QueryMeta, []string{state.TableDeployments}, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
 		all, err := st.Deployments(ws, "*")
 		if err != nil {
 			return 0, err
@@ -34,7 +34,7 @@ func (e *deploymentEndpoint) List(args *structs.DeploymentListRequest, reply *st
 
 // ByJob lists a job's deployments, newest first; blocking.
 func (e *deploymentEndpoint) ByJob(args *structs.DeploymentByJobRequest, reply *structs.DeploymentListResponse) error {
-	return e.s.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
+	return e.s.blockingList(&args.QueryOptions, &reply.QueryMeta, []string{state.TableDeployments}, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
 		all, err := st.DeploymentsByJobID(ws, namespaceOf(args.Namespace), args.JobID)
 		if err != nil {
 			return 0, err
@@ -61,7 +61,7 @@ func (e *deploymentEndpoint) GetDeployment(args *structs.DeploymentSpecificReque
 
 // Allocations lists a deployment's allocations; blocking.
 func (e *deploymentEndpoint) Allocations(args *structs.DeploymentSpecificRequest, reply *structs.DeploymentAllocsResponse) error {
-	return e.s.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
+	return e.s.blockingList(&args.QueryOptions, &reply.QueryMeta, []string{state.TableAllocs, state.TableDeployments}, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
 		allocs, err := st.AllocsByDeployment(ws, args.DeploymentID)
 		if err != nil {
 			return 0, err

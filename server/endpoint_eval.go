@@ -14,7 +14,7 @@ type evalEndpoint struct{ s *Server }
 
 // List lists evaluations (namespace and ID prefix filters); blocking.
 func (e *evalEndpoint) List(args *structs.EvalListRequest, reply *structs.EvalListResponse) error {
-	return e.s.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
+	return e.s.blockingList(&args.QueryOptions, &reply.QueryMeta, []string{state.TableEvals}, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
 		evals, err := st.Evals(ws)
 		if err != nil {
 			return 0, err
@@ -46,7 +46,7 @@ func (e *evalEndpoint) GetEval(args *structs.EvalSpecificRequest, reply *structs
 
 // Allocations lists the allocations an evaluation placed; blocking.
 func (e *evalEndpoint) Allocations(args *structs.EvalSpecificRequest, reply *structs.EvalAllocationsResponse) error {
-	return e.s.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
+	return e.s.blockingList(&args.QueryOptions, &reply.QueryMeta, []string{state.TableAllocs}, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
 		allocs, err := st.AllocsByEval(ws, args.EvalID)
 		if err != nil {
 			return 0, err

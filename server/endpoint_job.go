@@ -149,24 +149,41 @@ func (e *jobEndpoint) GetJob(args *structs.JobSpecificRequest, reply *structs.Si
 // List lists jobs of the namespace ("*": all) with their summaries; blocking.
 func (e *jobEndpoint) List(args *structs.JobListRequest, reply *structs.JobListResponse) error {
 	ns := namespaceOf(args.Namespace)
-	return e.s.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
-		jobs, err := st.Jobs(ws, ns)
+	return e.s.blockingList(&args.QueryOptions, &reply.QueryMeta, []string{state.TableJobs, state.TableAllocs}, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
+		index, err := tableIndex(st, state.TableJobs, state.TableAllocs)
 		if err != nil {
 			return 0, err
 		}
-		reply.Jobs = make([]*structs.JobListStub, 0, len(jobs))
-		for _, j := range jobs {
-			if !strings.HasPrefix(j.ID, args.Prefix) {
-				continue
-			}
-			allocs, err := st.AllocsByJob(ws, j.Namespace, j.ID)
-			if err != nil {
-				return 0, err
-			}
-			reply.Jobs = append(reply.Jobs, j.Stub(JobSummary(j, allocs)))
+		v, err := e.s.lists.Get("Job.List\x00"+ns+"\x00"+args.Prefix, index, func() (any, error) {
+			return jobStubs(st, ns, args.Prefix)
+		})
+		if err != nil {
+			return 0, err
 		}
-		return tableIndex(st, state.TableJobs, state.TableAllocs)
+		reply.Jobs = v.([]*structs.JobListStub) // shared: read-only
+		return index, nil
 	})
+}
+
+// jobStubs lists the stubs, with summaries, of namespace's jobs whose ID
+// starts with prefix.
+func jobStubs(st *state.StateSnapshot, ns, prefix string) ([]*structs.JobListStub, error) {
+	jobs, err := st.Jobs(nil, ns)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*structs.JobListStub, 0, len(jobs))
+	for _, j := range jobs {
+		if !strings.HasPrefix(j.ID, prefix) {
+			continue
+		}
+		allocs, err := st.AllocsByJob(nil, j.Namespace, j.ID)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, j.Stub(JobSummary(j, allocs)))
+	}
+	return out, nil
 }
 
 // JobSummary counts a job's allocations by client status per group.
@@ -181,7 +198,7 @@ func JobSummary(job *structs.Job, allocs []*structs.Allocation) *structs.JobSumm
 // Allocations lists a job's allocations; blocking.
 func (e *jobEndpoint) Allocations(args *structs.JobSpecificRequest, reply *structs.JobAllocationsResponse) error {
 	ns := namespaceOf(args.Namespace)
-	return e.s.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
+	return e.s.blockingList(&args.QueryOptions, &reply.QueryMeta, []string{state.TableAllocs}, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
 		allocs, err := st.AllocsByJob(ws, ns, args.JobID)
 		if err != nil {
 			return 0, err
@@ -194,7 +211,7 @@ func (e *jobEndpoint) Allocations(args *structs.JobSpecificRequest, reply *struc
 // Evaluations lists a job's evaluations; blocking.
 func (e *jobEndpoint) Evaluations(args *structs.JobSpecificRequest, reply *structs.JobEvaluationsResponse) error {
 	ns := namespaceOf(args.Namespace)
-	return e.s.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
+	return e.s.blockingList(&args.QueryOptions, &reply.QueryMeta, []string{state.TableEvals}, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
 		evals, err := st.EvalsByJob(ws, ns, args.JobID)
 		if err != nil {
 			return 0, err

@@ -254,7 +254,7 @@ func (e *nodeEndpoint) GetNode(args *structs.NodeSpecificRequest, reply *structs
 
 // List lists nodes (ID prefix filter); blocking.
 func (e *nodeEndpoint) List(args *structs.NodeListRequest, reply *structs.NodeListResponse) error {
-	return e.s.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
+	return e.s.blockingList(&args.QueryOptions, &reply.QueryMeta, []string{state.TableNodes}, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
 		nodes, err := st.Nodes(ws)
 		if err != nil {
 			return 0, err

@@ -151,7 +151,7 @@ func (s *Server) raftApply(t structs.MessageType, msg any) (uint64, any, error) 
 		return 0, nil, structs.ErrNoLeader
 	}
 	f := s.raft.Apply(buf, raftApplyTimeout)
-	if err := f.Error(); err != nil {
+	if err := s.applyErr(f); err != nil { // raft_wait.go
 		if errors.Is(err, raft.ErrNotLeader) || errors.Is(err, raft.ErrLeadershipLost) {
 			return 0, nil, structs.ErrNoLeader
 		}

@@ -106,6 +106,7 @@ func (s *Server) localRPC(method string, args, reply any) (err error) {
 // serveListener accepts connections until the listener closes.
 func (s *Server) serveListener() {
 	defer s.wg.Done()
+	adm := newRPCAdmission(s.cfg.RPCLimits) // rpc_limits.go
 	for {
 		conn, err := s.listener.Accept()
 		if err != nil {
@@ -116,6 +117,10 @@ func (s *Server) serveListener() {
 			}
 			s.logger.Error("accepting RPC connection", "error", err)
 			time.Sleep(5 * time.Millisecond) // avoid a hot loop on persistent accept errors
+			continue
+		}
+		conn, ok := s.admit(adm, conn)
+		if !ok {
 			continue
 		}
 		if !s.trackConn(conn, true) {
@@ -132,10 +137,10 @@ func (s *Server) serveListener() {
 func (s *Server) handleConn(raw net.Conn) {
 	defer s.trackConn(raw, false)
 	conn := raw
-	proto, ok := readProto(conn)
+	proto, ok := readProto(conn, s.cfg.RPCLimits.HandshakeTimeout)
 	if ok && proto == RPCTLS {
 		if conn = s.startTLS(raw); conn != nil {
-			proto, ok = readProto(conn)
+			proto, ok = readProto(conn, s.cfg.RPCLimits.HandshakeTimeout)
 			ok = ok && proto != RPCTLS
 		}
 	} else if ok && s.requireTLS() {
@@ -165,9 +170,11 @@ func (s *Server) handleConn(raw net.Conn) {
 }
 
 // readProto reads a connection's protocol byte, waiting at most 10 s.
-func readProto(conn net.Conn) (byte, bool) {
+func readProto(conn net.Conn, timeout time.Duration) (byte, bool) {
 	var b [1]byte
-	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if timeout > 0 { // limits.rpc_handshake_timeout (rpc_limits.go)
+		conn.SetReadDeadline(time.Now().Add(timeout))
+	}
 	if _, err := io.ReadFull(conn, b[:]); err != nil {
 		return 0, false
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/raft"
 
+	"github.com/nomadish/nomadish/internal/shared"
 	"github.com/nomadish/nomadish/server/broker"
 	"github.com/nomadish/nomadish/server/planapply"
 	"github.com/nomadish/nomadish/server/state"
@@ -69,6 +70,8 @@ type Config struct {
 	// SnapshotRestoreMaxBytes caps a snapshot restore's decompressed size
 	// (snapshot_archive.go; 0: DefaultSnapshotRestoreMaxBytes).
 	SnapshotRestoreMaxBytes int64
+	// RPCLimits bounds connections on the RPC port (rpc_limits.go).
+	RPCLimits RPCLimits
 }
 
 // DefaultConfig returns a dev-friendly configuration.
@@ -144,6 +147,7 @@ func (c *Config) Validate() error {
 type Server struct {
 	cfg    *Config
 	logger hclog.Logger
+	lists  shared.Cache // answers of list queries shared by concurrent readers (endpoint_job.go)
 	// holdTimeout is how long a request waits for leadership (rpcHoldTimeout;
 	// tests shorten it). Set before the server serves requests.
 	holdTimeout time.Duration

@@ -32,6 +32,7 @@ type Config struct {
 	Server ServerConfig
 	Client ClientConfig
 	TLS    tlsutil.Config // the tls block (validate_tls.go)
+	Limits Limits         // the limits block (limits.go)
 
 	// Plugins is the plugin blocks by name: plugin "raw_exec" { config { enabled = true } }.
 	Plugins map[string]*PluginConfig
@@ -96,7 +97,7 @@ type ServerConfig struct {
 
 	// JobMaxCount (job_max_count) is the most allocations one job may ask
 	// for, its groups' counts summed (0: structs.DefaultJobMaxCount); see
-	// validate_limits.go.
+	// validate_job_limits.go.
 	JobMaxCount int
 	// Node authentication and restore limits (validate_nodeauth.go):
 	// client_introduction { enforcement tokens } and
@@ -165,6 +166,7 @@ func DefaultConfig() *Config {
 		Server:     ServerConfig{BootstrapExpect: 1, NumSchedulers: runtime.NumCPU(), HeartbeatGrace: 10 * time.Second, CleanupDeadServers: true, DeadServerGrace: time.Minute, RetryInterval: 5 * time.Second},
 		Client:     ClientConfig{Meta: map[string]string{}, SysfsRoot: "/sys"},
 		Plugins:    map[string]*PluginConfig{},
+		Limits:     DefaultLimits(),
 	}
 }
 

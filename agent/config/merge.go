@@ -16,7 +16,7 @@ type field struct {
 
 // fields lists every keyed field of c; LoadFile, Merge and Validate share it.
 func (c *Config) fields() []field {
-	return []field{
+	return append(c.limitsFields(), []field{
 		{"name", &c.Name}, {"region", &c.Region}, {"datacenter", &c.Datacenter},
 		{"data_dir", &c.DataDir}, {"bind_addr", &c.BindAddr}, {"log_level", &c.LogLevel},
 		{"advertise.http", &c.Advertise.HTTP}, {"advertise.rpc", &c.Advertise.RPC}, {"advertise.serf", &c.Advertise.Serf},
@@ -43,7 +43,7 @@ func (c *Config) fields() []field {
 		{"server.client_introduction.enforcement", &c.Server.ClientIntroEnforcement},
 		{"server.client_introduction.tokens", &c.Server.ClientIntroTokens}, {"server.snapshot_restore_max_mb", &c.Server.SnapshotRestoreMaxMB},
 		{"tls.http", &c.TLS.HTTP}, {"tls.rpc", &c.TLS.RPC}, {"tls.ca_file", &c.TLS.CAFile}, {"tls.cert_file", &c.TLS.CertFile}, {"tls.key_file", &c.TLS.KeyFile}, {"tls.verify_server_hostname", &c.TLS.VerifyServerHostname}, {"tls.verify_https_client", &c.TLS.VerifyHTTPSClient},
-	}
+	}...)
 }
 
 // Merge returns a new config: c overlaid with o. A field of o wins when o's

@@ -55,6 +55,7 @@ func (c *Config) Validate() error {
 	c.validateRoles(bad)
 	c.validateTLS(bad)
 	c.validateOrigins(bad)
+	c.validateLimits(bad)
 	if len(errs) == 0 {
 		return nil
 	}
@@ -95,7 +96,7 @@ func (c *Config) validateRoles(bad func(key, format string, args ...any)) {
 	c.validatePorts(bad)
 	c.validateCores(bad)
 	c.validateRaft(bad)
-	c.validateLimits(bad) // validate_limits.go
+	c.validateJobLimits(bad) // validate_job_limits.go
 	c.validateNodeAuth(bad)
 	if c.Client.Enabled && !c.Server.Enabled && len(c.Client.Servers) == 0 {
 		bad("client.servers", "required when the client runs without a local server")

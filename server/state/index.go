@@ -52,6 +52,29 @@ func (r reader) Index(table string) (uint64, error) {
 	return raw.(*IndexEntry).Value, nil
 }
 
+// WatchTables returns the highest index among tables and adds to ws (nil
+// ok) one channel per table: its row of the index table, which fires when a
+// write to that table commits. A blocking list watches these instead of its
+// objects, so a waiter holds len(tables) channels however many objects the
+// list has (memdb's WatchSet starts a goroutine per 32 channels beyond 32).
+// A table never written yet reads as 0 and its channel fires on its first
+// write.
+func (r reader) WatchTables(ws memdb.WatchSet, tables ...string) (uint64, error) {
+	txn := r.db.Txn(false)
+	var max uint64
+	for _, t := range tables {
+		ch, raw, err := txn.FirstWatch(tableIndex, "id", t)
+		if err != nil {
+			return 0, fmt.Errorf("reading %s index: %w", t, err)
+		}
+		ws.Add(ch)
+		if raw != nil && raw.(*IndexEntry).Value > max {
+			max = raw.(*IndexEntry).Value
+		}
+	}
+	return max, nil
+}
+
 // LatestIndex returns the highest index of any table. ws (nil ok) fires on
 // any write.
 func (r reader) LatestIndex(ws memdb.WatchSet) (uint64, error) {
