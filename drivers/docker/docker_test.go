@@ -230,7 +230,7 @@ func waitForLog(t *testing.T, path, want string) {
 
 func TestResourcesInInspectAndStats(t *testing.T) {
 	d := newDriver(t)
-	cfg := shTask(t, `echo ready; while true; do sleep 1; done`)
+	cfg := shTask(t, `echo ready; while true; do i=0; while [ $i -lt 2000 ]; do i=$((i+1)); done; sleep 1; done`)
 	cfg.Resources = base.Resources{CPUShares: 250, MemoryMB: 64, MemoryMaxMB: 96}
 	if _, err := d.StartTask(cfg); err != nil {
 		t.Fatal(err)
@@ -249,9 +249,19 @@ func TestResourcesInInspectAndStats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	u, ok := <-ch
-	if !ok || u.Memory.RSS == 0 || u.CPU.UserTime+u.CPU.SystemTime == 0 {
-		t.Errorf("stats sample %+v (ok %v), want memory and cpu time", u, ok)
+	// A shell that just started may not have used a whole clock tick of
+	// CPU yet (cgroup v1 counts user/system time in ticks): read samples,
+	// one a second, until one shows CPU time, for up to the context's 15 s.
+	var last any
+	for u := range ch {
+		last = u
+		if u.Memory.RSS > 0 && u.CPU.UserTime+u.CPU.SystemTime > 0 {
+			last = nil
+			break
+		}
+	}
+	if last != nil || ctx.Err() != nil {
+		t.Errorf("no stats sample with memory and cpu time in 15 s; last %+v", last)
 	}
 	if err := d.DestroyTask(cfg.ID, false); !errors.Is(err, base.ErrTaskRunning) {
 		t.Fatalf("DestroyTask of a running task: %v, want ErrTaskRunning", err)
