@@ -37,7 +37,6 @@ func (c *Config) fields() []field {
 		{"client.min_dynamic_port", &c.Client.MinDynamicPort}, {"client.max_dynamic_port", &c.Client.MaxDynamicPort},
 		{"client.reserved.reserved_ports", &c.Client.ReservedPorts},
 		{"client.reserved.cores", &c.Client.ReservedCores}, {"client.reservable_cores", &c.Client.ReservableCores},
-		{"client.sysfs_root", &c.Client.SysfsRoot},
 		{"http_api_allowed_origins", &c.HTTPAPIAllowedOrigins},
 		{"client.sysfs_root", &c.Client.SysfsRoot}, {"client.intro_token", &c.Client.IntroToken},
 		{"server.client_introduction.enforcement", &c.Server.ClientIntroEnforcement},
