@@ -1,8 +1,6 @@
 package execdriver
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -21,37 +19,25 @@ var _ base.TaskDiscoverer = (*Driver)(nil)
 // process whose environment names the alloc and task. Such a task is
 // re-attached (RecoverTask); anything else is ErrTaskNotFound.
 func (d *Driver) DiscoverTask(cfg *base.TaskConfig) (*base.TaskHandle, error) {
-	rec, err := handlefile.Read(d.opts.Name, cfg)
-	if errors.Is(err, handlefile.ErrNone) {
-		return nil, fmt.Errorf("%s: task %s/%s: %w", d.opts.Name, cfg.AllocID, cfg.Name, base.ErrTaskNotFound)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%s: task %s/%s: %w (%v)", d.opts.Name, cfg.AllocID, cfg.Name, base.ErrTaskNotFound, err)
-	}
 	var st driverState
-	if err := json.Unmarshal(rec.DriverState, &st); err != nil || st.Pid <= 0 {
-		return nil, fmt.Errorf("%s: task %s/%s: %w (bad driver state in handle file: %v)",
-			d.opts.Name, cfg.AllocID, cfg.Name, base.ErrTaskNotFound, err)
+	h, err := handlefile.Discover(d.opts.Name, cfg, &st, func(taskID string) string {
+		return d.notOurs(cfg, taskID, st)
+	})
+	if err != nil {
+		return nil, err
 	}
-	if why := d.notOurs(cfg, rec.TaskID, st); why != "" {
-		return nil, fmt.Errorf("%s: task %s/%s: %w (%s)", d.opts.Name, cfg.AllocID, cfg.Name, base.ErrTaskNotFound, why)
-	}
-	hcfg := *cfg
-	hcfg.ID = rec.TaskID
-	h := &base.TaskHandle{Version: base.TaskHandleVersion, Config: &hcfg, State: base.TaskStateRunning,
-		DriverState: rec.DriverState}
 	if err := d.RecoverTask(h); err != nil {
 		return nil, err
 	}
-	d.logger.Info("re-discovered task from its handle file", "task", rec.TaskID, "pid", st.Pid)
+	d.logger.Info("re-discovered task from its handle file", "task", h.Config.ID, "pid", st.Pid)
 	return h, nil
 }
 
 // notOurs says why the recorded process is not (or no longer) the task of
 // cfg with ID taskID; "" when it is.
 func (d *Driver) notOurs(cfg *base.TaskConfig, taskID string, st driverState) string {
-	if why := handlefile.OfTask(taskID, cfg); why != "" {
-		return why
+	if st.Pid <= 0 {
+		return "no pid in the handle file"
 	}
 	if !alive(st.Pid, st.StartTicks) {
 		return fmt.Sprintf("process %d exited", st.Pid)
