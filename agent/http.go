@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -61,11 +62,15 @@ type httpDeps struct {
 }
 
 // httpServer routes Nomad's v1 API onto RPCs. It is an http.Handler; its
-// handlers may run concurrently and keep no state of their own.
+// handlers may run concurrently and keep no state of their own but the
+// fields below.
 type httpServer struct {
 	httpDeps
 	mux     *http.ServeMux
 	answers shared.Cache // encoded list answers shared by concurrent readers (http_shared.go)
+	// restoring is held by the one snapshot restore in progress
+	// (http_operator_raft.go).
+	restoring atomic.Bool
 }
 
 // handlerFunc is the shape of every endpoint: the value returned is encoded

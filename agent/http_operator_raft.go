@@ -75,7 +75,7 @@ func (s *httpServer) snapshotSave(w http.ResponseWriter, r *http.Request) (any, 
 
 // maxSnapshotBytes caps a snapshot restore's body (compressed archive);
 // other requests keep maxBodyBytes.
-const maxSnapshotBytes = 512 << 20
+const maxSnapshotBytes = structs.MaxSnapshotArchiveBytes
 
 // snapshotBodyKey is the request context key under which withSnapshotBody
 // keeps the request body before wrap caps it at maxBodyBytes.
@@ -94,8 +94,14 @@ func withSnapshotBody(next http.HandlerFunc) http.HandlerFunc {
 // snapshotRestore serves PUT|POST /v1/operator/snapshot with an archive
 // written by GET /v1/operator/snapshot as the body (at most 512 MiB): the
 // cluster's state becomes the snapshot's. Answers 200 with X-Nomad-Index;
-// 400 for a bad archive (nothing changes), 413 for a larger body.
+// 400 for a bad archive (nothing changes), 413 for a larger body, 429
+// (structs.ErrSnapshotRestoreInProgress, body unread) while another restore
+// runs on this agent: each holds its archive in memory.
 func (s *httpServer) snapshotRestore(w http.ResponseWriter, r *http.Request) (any, error) {
+	if !s.restoring.CompareAndSwap(false, true) {
+		return nil, structs.ErrSnapshotRestoreInProgress
+	}
+	defer s.restoring.Store(false)
 	src := io.Reader(r.Body)
 	if b, ok := r.Context().Value(snapshotBodyKey{}).(io.Reader); ok {
 		src = b

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/hashicorp/nomad/api"
+
+	"github.com/nomadish/nomadish/structs"
 )
 
 // The official client lists the raft peers, is refused removing an unknown
@@ -86,5 +89,56 @@ func TestOfficialClientRaftAndSnapshot(t *testing.T) {
 		if resp.StatusCode != tc.code {
 			t.Errorf("%s %s: %d, want %d", tc.method, tc.path, resp.StatusCode, tc.code)
 		}
+	}
+}
+
+// unreadBody fails the test if a handler reads it.
+type unreadBody struct{ t *testing.T }
+
+func (b unreadBody) Read([]byte) (int, error) {
+	b.t.Error("the refused restore's body was read")
+	return 0, io.EOF
+}
+
+// One snapshot restore at a time per agent: while one is receiving its
+// body (held open through a pipe), another is refused with 429 without its
+// body being read; once the first ends, a restore is accepted again.
+func TestSnapshotRestoreOneAtATime(t *testing.T) {
+	f := newFakeRPC().on(structs.OperatorSnapshotRestoreRPC, func(args, reply any) error {
+		reply.(*structs.SnapshotRestoreResponse).Index = 7
+		return nil
+	})
+	s := newHTTPServer(httpDeps{RPC: f})
+	pr, pw := io.Pipe()
+	first := httptest.NewRecorder()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.ServeHTTP(first, httptest.NewRequest(http.MethodPut, "/v1/operator/snapshot", pr))
+	}()
+	// The pipe hands the chunk over only when the handler reads it, so the
+	// first restore holds the gate from here on.
+	if _, err := pw.Write([]byte("part of an archive")); err != nil {
+		t.Fatal(err)
+	}
+	for _, method := range []string{http.MethodPut, http.MethodPost} {
+		second := httptest.NewRecorder()
+		s.ServeHTTP(second, httptest.NewRequest(method, "/v1/operator/snapshot", unreadBody{t}))
+		if second.Code != http.StatusTooManyRequests || !strings.Contains(second.Body.String(), "a snapshot restore is already in progress") {
+			t.Fatalf("%s during a restore: %d %q, want 429", method, second.Code, second.Body.String())
+		}
+	}
+	pw.Close()
+	<-done
+	if first.Code != http.StatusOK {
+		t.Fatalf("first restore: %d %q", first.Code, first.Body.String())
+	}
+	third := httptest.NewRecorder()
+	s.ServeHTTP(third, httptest.NewRequest(http.MethodPut, "/v1/operator/snapshot", strings.NewReader("archive")))
+	if third.Code != http.StatusOK {
+		t.Fatalf("restore after the first ended: %d %q", third.Code, third.Body.String())
+	}
+	if n := len(f.callsTo(structs.OperatorSnapshotRestoreRPC)); n != 2 {
+		t.Fatalf("%d restore RPCs, want 2", n)
 	}
 }

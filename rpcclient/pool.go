@@ -105,7 +105,7 @@ func (p *Pool) RPC(addr, method string, args, reply any) error {
 	}
 	err = msgpackrpc.CallWithCodec(codec, method, args, reply)
 	var se rpc.ServerError
-	if err == nil || errors.As(err, &se) {
+	if err == nil || (errors.As(err, &se) && !endsConversation(se)) {
 		s.release(codec) // the conversation is in step: reuse the stream
 	} else {
 		codec.Close()
@@ -120,6 +120,18 @@ func (p *Pool) RPC(addr, method string, args, reply any) error {
 		}
 	}
 	return err
+}
+
+// endsConversation reports whether the server closes the stream after
+// answering with se: it refuses a request without reading its whole body
+// (over its byte budget, 413; a snapshot restore while another is read,
+// 429), so the stream is out of step and must not carry another call.
+func endsConversation(se rpc.ServerError) bool {
+	var ce *structs.CodedError
+	if !errors.As(structs.DecodeRPCError(string(se)), &ce) {
+		return false
+	}
+	return ce.Code == structs.ErrCodeTooLarge || ce.Code == structs.ErrCodeTooManyRequests
 }
 
 // session returns addr's live session, dialing it if needed; concurrent

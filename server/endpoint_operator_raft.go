@@ -134,9 +134,14 @@ func (o *operatorEndpoint) SnapshotSave(args *structs.GenericRequest, reply *str
 // first (snapshot_archive_read.go: streamed to a temporary file under the
 // decompressed cap, members and checksums verified) and its state decoded
 // once into a scratch store; a bad archive is a 400 coded error and
-// changes nothing.
+// changes nothing. One restore runs at a time on a server: another one
+// meanwhile fails at once with ErrSnapshotRestoreInProgress (429).
 func (o *operatorEndpoint) SnapshotRestore(args *structs.SnapshotRestoreRequest, reply *structs.SnapshotRestoreResponse) error {
 	s := o.s
+	if !s.restoring.CompareAndSwap(false, true) {
+		return structs.ErrSnapshotRestoreInProgress
+	}
+	defer s.restoring.Store(false)
 	arc, err := s.checkedSnapshot(args.Archive)
 	if err != nil {
 		return err

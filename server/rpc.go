@@ -154,7 +154,7 @@ func (s *Server) handleConn(raw net.Conn) {
 	}
 	switch proto {
 	case RPCNomad:
-		s.serveCodec(rpcclient.NewCodec(conn))
+		s.serveCodec(conn)
 	case RPCMultiplex:
 		s.serveMultiplex(conn)
 	case RPCRaft:
@@ -183,9 +183,10 @@ func readProto(conn net.Conn, timeout time.Duration) (byte, bool) {
 }
 
 // serveCodec answers the calls of one RPC conversation (an RPCNomad
-// connection or an RPCMultiplex stream) until it closes.
-func (s *Server) serveCodec(codec rpc.ServerCodec) {
-	s.serveRPCCodec(codec) // forward_serve.go: forwards to the leader
+// connection or an RPCMultiplex stream) until it closes, each request
+// under its byte budget (rpc_codec.go).
+func (s *Server) serveCodec(conn io.ReadWriteCloser) {
+	s.serveRPCCodec(newServerCodec(conn)) // forward_serve.go: forwards to the leader
 }
 
 // trackConn adds (or removes) an open connection; Shutdown closes them. It

@@ -28,6 +28,6 @@ func (s *Server) serveMultiplex(conn net.Conn) {
 			}
 			return
 		}
-		go s.serveCodec(rpcclient.NewCodec(stream))
+		go s.serveCodec(stream)
 	}
 }

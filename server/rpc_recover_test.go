@@ -144,7 +144,7 @@ func TestRPCPanicAnsweredAsError(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		s.serveRPCCodec(rpcclient.NewCodec(srvConn))
+		s.serveRPCCodec(newServerCodec(srvConn))
 	}()
 	c := rpc.NewClientWithCodec(rpcclient.NewCodec(cliConn))
 	for i := 0; i < 3; i++ {

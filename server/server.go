@@ -9,6 +9,7 @@ import (
 	"net/rpc"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -166,6 +167,13 @@ type Server struct {
 	methods   map[string]rpcMethod // written once in NewServer
 	connsMu   sync.Mutex
 	conns     map[net.Conn]struct{} // guarded by connsMu; nil after shutdown
+
+	// restoreReading is held while an Operator.SnapshotRestore request's
+	// body is read from the RPC port (forward_serve.go); restoring while
+	// the endpoint checks and applies an archive (endpoint_operator_raft.go).
+	// One of each at a time: a second gets ErrSnapshotRestoreInProgress.
+	restoreReading atomic.Bool
+	restoring      atomic.Bool
 
 	broker       *broker.EvalBroker
 	blocked      *broker.BlockedEvals

@@ -10,12 +10,26 @@ import (
 )
 
 // MsgpackHandle is the codec for raft entries, snapshots and RPC.
-var MsgpackHandle = func() *codec.MsgpackHandle {
+//
+// Its MaxInitLen is left at 0 on purpose: the decoder then makes at most
+// 256 KiB (elements under 64 bytes) or 4096 elements up front for a
+// declared length and grows as bytes arrive, so a header declaring 2^32
+// elements costs what is sent. MaxInitLen counts elements, not bytes, so
+// any fixed value is worse for large elements. Extensions are the
+// exception (a time extension allocates its declared length at once); the
+// server's RPC reader refuses lengths beyond its byte budget
+// (server/rpc_codec.go).
+var MsgpackHandle = NewMsgpackHandle()
+
+// NewMsgpackHandle returns a handle with MsgpackHandle's settings, for a
+// caller that needs to change one (the server decodes snapshot restores
+// with a larger MaxInitLen).
+func NewMsgpackHandle() *codec.MsgpackHandle {
 	h := &codec.MsgpackHandle{}
 	h.RawToString = true
 	h.MapType = reflect.TypeOf(map[string]any(nil))
 	return h
-}()
+}
 
 // Encode writes a message type byte followed by the msgpack of msg: the
 // format of every raft log entry (CONVENTIONS 9).

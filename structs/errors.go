@@ -13,8 +13,11 @@ const (
 	ErrCodeNotFound   = 404
 	ErrCodeConflict   = 409
 	ErrCodeTooLarge   = 413
-	ErrCodeInternal   = 500
-	ErrCodeNoLeader   = 503
+	// ErrCodeTooManyRequests refuses work that would exceed a concurrency
+	// bound (one snapshot restore at a time).
+	ErrCodeTooManyRequests = 429
+	ErrCodeInternal        = 500
+	ErrCodeNoLeader        = 503
 )
 
 // CodedError is an error with a code that survives RPC: net/rpc carries only
@@ -97,4 +100,9 @@ var (
 	ErrAllocNotFound = NewCodedError(ErrCodeNotFound, "alloc not found")
 	ErrNodeNotFound  = NewCodedError(ErrCodeNotFound, "node not found")
 	ErrEvalNotFound  = NewCodedError(ErrCodeNotFound, "eval not found")
+	// ErrSnapshotRestoreInProgress refuses a snapshot restore while another
+	// one is being received or applied (HTTP 429): each holds its archive,
+	// up to MaxSnapshotArchiveBytes, in memory.
+	ErrSnapshotRestoreInProgress = NewCodedError(ErrCodeTooManyRequests,
+		"a snapshot restore is already in progress; retry when it has finished")
 )

@@ -9,6 +9,12 @@ const (
 	OperatorSnapshotRestoreRPC         = "Operator.SnapshotRestore"
 )
 
+// MaxSnapshotArchiveBytes caps a snapshot restore's archive (the compressed
+// body of PUT /v1/operator/snapshot, and so the Archive of an
+// Operator.SnapshotRestore request; the server's RPC byte budget for that
+// method follows from it).
+const MaxSnapshotArchiveBytes = 512 << 20
+
 // RaftServer is one server of the raft configuration (Nomad's
 // api.RaftServer).
 type RaftServer struct {
