@@ -1,21 +1,62 @@
 #!/usr/bin/env bash
-# Installs what nomadish's dev agent and tests need on a fresh Debian machine.
-# Idempotent and quiet when everything is present. Go modules come by themselves.
+# Installs what is missing on a Debian machine for one purpose:
+#
+#   scripts/setup.sh dev    what `make dev` needs: building and running `agent -dev`
+#                           with its default drivers. That is Go alone: raw_exec and
+#                           exec need nothing else, qemu and docker are enabled only
+#                           when their binaries are already there. Installs nothing.
+#   scripts/setup.sh test   what `make test` needs on top: busybox (static task
+#                           images of the qemu and docker tests), qemu and a kernel
+#                           image (qemu driver tests), iproute2 and iptables (the
+#                           partition test), protoc (`make proto`).
+#
+# Idempotent: when everything is present it prints nothing. apt's progress is
+# shown, and a held apt/dpkg lock (unattended-upgrades on a fresh machine) is
+# waited for instead of failing at once. Go modules come by themselves.
 set -euo pipefail
 
-need=()
-command -v protoc >/dev/null 2>&1 || need+=(protobuf-compiler)
-[ -x /bin/busybox ] || need+=(busybox-static)
-command -v qemu-system-x86_64 >/dev/null 2>&1 || need+=(qemu-system-x86)
-compgen -G '/boot/vmlinuz-*' >/dev/null || need+=(linux-image-amd64)
-# The partition test puts servers in network namespaces (ip netns, veth, iptables).
-command -v ip >/dev/null 2>&1 || need+=(iproute2)
-command -v iptables >/dev/null 2>&1 || need+=(iptables)
+target=${1:-test}
 
-if [ ${#need[@]} -gt 0 ]; then
-	if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
-	echo "==> installing ${need[*]}" >&2
-	export DEBIAN_FRONTEND=noninteractive
-	$SUDO apt-get update -qq >/dev/null
-	$SUDO apt-get install -y -qq "${need[@]}" >/dev/null
-fi
+need_go() {
+	if ! command -v go >/dev/null 2>&1; then
+		echo "setup: Go is not in PATH; install Go 1.26 from https://go.dev/dl/ (Debian's golang-go is older)" >&2
+		exit 1
+	fi
+}
+
+need=()
+case "$target" in
+dev)
+	need_go
+	;;
+test)
+	need_go
+	command -v protoc >/dev/null 2>&1 || need+=(protobuf-compiler)
+	[ -x /bin/busybox ] || need+=(busybox-static)
+	command -v qemu-system-x86_64 >/dev/null 2>&1 || need+=(qemu-system-x86)
+	compgen -G '/boot/vmlinuz-*' >/dev/null || need+=(linux-image-amd64)
+	# The partition test puts servers in network namespaces (ip netns, veth, iptables).
+	command -v ip >/dev/null 2>&1 || need+=(iproute2)
+	command -v iptables >/dev/null 2>&1 || need+=(iptables)
+	;;
+*)
+	echo "usage: $0 dev|test" >&2
+	exit 2
+	;;
+esac
+
+[ ${#need[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
+export DEBIAN_FRONTEND=noninteractive
+# Wait up to 5 minutes for another apt/dpkg to release its lock.
+apt=($SUDO apt-get -o DPkg::Lock::Timeout=300)
+echo "==> setup ($target): installing ${need[*]}" >&2
+# apt-get update also fails on a held lists lock or a flaky mirror: retry.
+for try in 1 2 3 4 5; do
+	"${apt[@]}" update && break
+	[ "$try" -eq 5 ] && { echo "setup: apt-get update failed 5 times" >&2; exit 1; }
+	echo "==> setup: apt-get update failed, retrying in 10s ($try/5)" >&2
+	sleep 10
+done
+"${apt[@]}" install -y "${need[@]}"
