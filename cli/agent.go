@@ -31,7 +31,7 @@ type agentFlags struct {
 // configuration (dev or default values, then each file in order, then the
 // flags), validate it, start the agent and run until SIGINT or SIGTERM.
 func agentCommand(m *Meta, args []string) int {
-	f := m.newFlags("agent", "[options]")
+	f := m.newLocalFlags("agent", "[options]")
 	a := registerAgentFlags(f)
 	pos, code, ok := m.parse(f, args)
 	if !ok {

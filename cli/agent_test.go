@@ -11,7 +11,7 @@ import (
 func agentConfigFor(t *testing.T, args ...string) (*agentFlags, *flags, []string) {
 	t.Helper()
 	m := &Meta{Out: &strings.Builder{}, Err: &strings.Builder{}}
-	f := m.newFlags("agent", "")
+	f := m.newLocalFlags("agent", "")
 	a := registerAgentFlags(f)
 	pos, _, ok := m.parse(f, args)
 	if !ok {

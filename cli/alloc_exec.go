@@ -118,15 +118,21 @@ func runExec(m *Meta, c *apiClient, allocID, task string, command []string, o ex
 // execDial opens the exec WebSocket. A refusal before the upgrade is an
 // *APIError with the agent's message.
 func (c *apiClient) execDial(allocID, task string, command []string, tty bool) (*websocket.Conn, error) {
+	if c.err != nil {
+		return nil, c.err
+	}
 	cmd, err := json.Marshal(command)
 	if err != nil {
 		return nil, err
 	}
 	q := url.Values{"task": {task}, "command": {string(cmd)}, "tty": {strconv.FormatBool(tty)}}
-	u := c.addr + "/v1/client/allocation/" + esc(allocID) + "/exec?" + q.Encode()
+	u := c.url("/v1/client/allocation/"+esc(allocID)+"/exec", q)
 	u = "ws" + strings.TrimPrefix(u, "http") // http -> ws, https -> wss
-	d := websocket.Dialer{Proxy: http.ProxyFromEnvironment, HandshakeTimeout: 30 * time.Second}
-	conn, resp, err := d.Dial(u, nil)
+	d := websocket.Dialer{Proxy: http.ProxyFromEnvironment, HandshakeTimeout: 30 * time.Second,
+		TLSClientConfig: c.hc.Transport.(*http.Transport).TLSClientConfig}
+	h := http.Header{}
+	c.authorize(h)
+	conn, resp, err := d.Dial(u, h)
 	if err != nil && resp != nil {
 		defer resp.Body.Close()
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))

@@ -25,6 +25,10 @@ type apiClient struct {
 	addr string
 	hc   *http.Client
 	err  error // set when the TLS files could not be loaded; every request returns it
+
+	// token (X-Nomad-Token), region and namespace (query parameters) go
+	// with every request when set, as the Nomad CLI sends them.
+	token, region, namespace string
 }
 
 // APIError is a non-2xx answer; Body is the server's message.
@@ -74,10 +78,7 @@ func (c *apiClient) request(method, path string, q url.Values, body any) (*http.
 	if c.err != nil {
 		return nil, c.err
 	}
-	u := c.addr + path
-	if len(q) > 0 {
-		u += "?" + q.Encode()
-	}
+	u := c.url(path, q)
 	var rd io.Reader
 	if body != nil {
 		buf, err := json.Marshal(body)
@@ -93,6 +94,7 @@ func (c *apiClient) request(method, path string, q url.Values, body any) (*http.
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
+	c.authorize(req.Header)
 	resp, err := c.hc.Do(req)
 	if err != nil {
 		return nil, err
@@ -103,6 +105,30 @@ func (c *apiClient) request(method, path string, q url.Values, body any) (*http.
 		return nil, &APIError{Status: resp.StatusCode, Body: string(msg)}
 	}
 	return resp, nil
+}
+
+// url is the address of path with the query q plus the client's region
+// and namespace (unless q sets them).
+func (c *apiClient) url(path string, q url.Values) string {
+	for k, v := range map[string]string{"region": c.region, "namespace": c.namespace} {
+		if v != "" && !q.Has(k) {
+			if q == nil {
+				q = url.Values{}
+			}
+			q.Set(k, v)
+		}
+	}
+	if len(q) == 0 {
+		return c.addr + path
+	}
+	return c.addr + path + "?" + q.Encode()
+}
+
+// authorize adds the client's token to h.
+func (c *apiClient) authorize(h http.Header) {
+	if c.token != "" {
+		h.Set("X-Nomad-Token", c.token)
+	}
 }
 
 // do runs a request and decodes the JSON answer into out (if non-nil). It

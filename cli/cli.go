@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"sort"
 	"strings"
@@ -99,9 +98,9 @@ func (m *Meta) Run(args []string) int {
 	if m.Now == nil {
 		m.Now = time.Now
 	}
-	// A leading global -address applies to the command that follows.
+	// Leading API options (-address, -token, ...) apply to the command that follows.
 	var global []string
-	for len(args) > 0 && isAddressFlag(args[0]) {
+	for len(args) > 0 && isAPIFlag(args[0]) {
 		n := 1
 		if !strings.Contains(args[0], "=") && len(args) > 1 {
 			n = 2
@@ -113,9 +112,15 @@ func (m *Meta) Run(args []string) int {
 		return exitError
 	}
 	switch args[0] {
-	case "-h", "-help", "--help", "help":
+	case "-h", "-help", "--help":
 		m.usage(m.Out)
 		return exitOK
+	case "help":
+		if len(args) == 1 {
+			m.usage(m.Out)
+			return exitOK
+		}
+		args = append(args[1:len(args):len(args)], "-h") // help job run == job run -h
 	case "-v", "-version", "--version":
 		args[0] = "version"
 	}
@@ -131,23 +136,73 @@ func (m *Meta) Run(args []string) int {
 			}
 		}
 	}
-	if fam := familyCommands(cmds, args[0]); len(fam) > 0 {
-		fmt.Fprintf(m.Err, "Usage: nomadish %s <subcommand> [options] [args]\n\nSubcommands:\n", args[0])
-		writeCommandList(m.Err, fam)
+	return m.notACommand(cmds, args)
+}
+
+// notACommand answers args that name no command: the help of a family
+// ("job -h", on stdout, exit 0), the family's subcommands when none is
+// given, or "Unknown command" with the closest command name at the level of
+// the typo ("job stauts": Did you mean "status"?).
+func (m *Meta) notACommand(cmds []command, args []string) int {
+	// fam is the longest family args start with: "", "job", "operator raft".
+	fam, depth := "", 0
+	for depth < len(args) && depth < 2 {
+		p := strings.TrimSpace(fam + " " + args[depth])
+		if len(familyCommands(cmds, p)) == 0 {
+			break
+		}
+		fam, depth = p, depth+1
+	}
+	if depth > 0 && (depth == len(args) || isHelpFlag(args[depth])) {
+		w, code := m.Err, exitError
+		if depth < len(args) {
+			w, code = m.Out, exitOK
+		}
+		fmt.Fprintf(w, "Usage: nomadish %s <subcommand> [options] [args]\n\nSubcommands:\n", fam)
+		writeCommandList(w, familyCommands(cmds, fam))
+		return code
+	}
+	fmt.Fprintf(m.Err, "Unknown command %q\n", strings.Join(args, " "))
+	if s := suggest(args[depth], nextWords(cmds, fam, depth)); s != "" {
+		fmt.Fprintf(m.Err, "Did you mean %q?\n", s)
+		if fam != "" {
+			fmt.Fprintf(m.Err, "Run \"nomadish %s -h\" for its subcommands.\n", fam)
+		} else {
+			fmt.Fprintln(m.Err, "Run \"nomadish -h\" for the list of commands.")
+		}
 		return exitError
 	}
-	fmt.Fprintf(m.Err, "Unknown command %q\n\n", strings.Join(args, " "))
-	m.usage(m.Err)
+	fmt.Fprintln(m.Err)
+	if fam != "" {
+		fmt.Fprintf(m.Err, "Usage: nomadish %s <subcommand> [options] [args]\n\nSubcommands:\n", fam)
+		writeCommandList(m.Err, familyCommands(cmds, fam))
+	} else {
+		m.usage(m.Err)
+	}
 	return exitError
 }
 
-func isAddressFlag(a string) bool {
-	for _, p := range []string{"-address", "--address"} {
-		if a == p || strings.HasPrefix(a, p+"=") {
-			return true
+// nextWords lists the distinct words at position depth of the visible
+// commands under fam ("" for every command): the names a typo there could
+// have meant.
+func nextWords(cmds []command, fam string, depth int) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, c := range cmds {
+		words := strings.Fields(c.name)
+		if c.hidden || len(words) <= depth || (fam != "" && !strings.HasPrefix(c.name, fam+" ")) {
+			continue
+		}
+		if w := words[depth]; !seen[w] {
+			seen[w] = true
+			out = append(out, w)
 		}
 	}
-	return false
+	return out
+}
+
+func isHelpFlag(a string) bool {
+	return a == "-h" || a == "-help" || a == "--help" || a == "help"
 }
 
 func familyCommands(cmds []command, fam string) []command {
@@ -161,7 +216,7 @@ func familyCommands(cmds []command, fam string) []command {
 }
 
 func (m *Meta) usage(w io.Writer) {
-	fmt.Fprintln(w, "Usage: nomadish [-address=ADDR] <command> [options] [args]")
+	fmt.Fprintln(w, "Usage: nomadish [api options] <command> [options] [args]")
 	fmt.Fprintln(w, "\nCommands:")
 	var visible []command
 	for _, c := range commands() {
@@ -170,7 +225,11 @@ func (m *Meta) usage(w io.Writer) {
 		}
 	}
 	writeCommandList(w, visible)
-	fmt.Fprintln(w, "\nGlobal option: -address (env NOMADISH_ADDR, default "+defaultAddress+")")
+	fmt.Fprintln(w, "\nAPI options, for every command talking to an agent (flag, else env NOMADISH_*, else NOMAD_*):")
+	for _, o := range apiOptions {
+		fmt.Fprintf(w, "    -%-12s %s (env NOMAD_%s)\n", o.flag, o.usage, o.env)
+	}
+	fmt.Fprintln(w, "\nRun \"nomadish <command> -h\" for a command's options.")
 }
 
 func writeCommandList(w io.Writer, cmds []command) {
@@ -184,22 +243,27 @@ func writeCommandList(w io.Writer, cmds []command) {
 	}
 }
 
-// flags is a command's flag set with the global -address flag and the
-// command's usage line.
+// flags is a command's flag set, with the apiOptions for a command that
+// talks to an agent, and the command's usage line.
 type flags struct {
 	*flag.FlagSet
-	address string
-	tls     tlsFlags // -ca-cert, -client-cert, -client-key (tls.go)
-	usage   string
+	api   map[string]*string // apiOptions by flag name (apiflags.go); nil for local commands
+	usage string
 }
 
-// newFlags returns the flag set of the command called name; usage is the
-// argument synopsis ("[options] FILE").
+// newFlags returns the flag set, apiOptions included, of the command called
+// name; usage is the argument synopsis ("[options] FILE").
 func (m *Meta) newFlags(name, usage string) *flags {
+	f := m.newLocalFlags(name, usage)
+	f.registerAPIFlags()
+	return f
+}
+
+// newLocalFlags is newFlags for a command that talks to no agent (agent,
+// tls, version): its help lists its own options only.
+func (m *Meta) newLocalFlags(name, usage string) *flags {
 	f := &flags{FlagSet: flag.NewFlagSet(name, flag.ContinueOnError), usage: usage}
 	f.SetOutput(io.Discard)
-	f.StringVar(&f.address, "address", "", "address of the agent's HTTP API (env NOMADISH_ADDR)")
-	f.tls.register(f.FlagSet)
 	return f
 }
 
@@ -215,10 +279,8 @@ func (m *Meta) parse(f *flags, args []string) (pos []string, code int, ok bool) 
 			} else {
 				fmt.Fprintf(w, "Error: %v\n", err)
 			}
-			fmt.Fprintf(w, "Usage: nomadish %s %s\n\nOptions:\n", f.Name(), f.usage)
-			f.SetOutput(w)
-			f.PrintDefaults()
-			f.SetOutput(io.Discard)
+			fmt.Fprintf(w, "Usage: nomadish %s %s\n", f.Name(), f.usage)
+			printOptions(w, f)
 			return nil, code, false
 		}
 		args = f.Args()
@@ -239,18 +301,4 @@ func (m *Meta) wrongArgs(f *flags, want string) int {
 func (m *Meta) errorf(format string, args ...any) int {
 	fmt.Fprintf(m.Err, "Error "+format+"\n", args...)
 	return exitError
-}
-
-// client returns the API client for the address chosen by flag, then
-// NOMADISH_ADDR, then NOMAD_ADDR, then the default.
-func (m *Meta) client(f *flags) *apiClient {
-	addr := f.address
-	for _, env := range []string{"NOMADISH_ADDR", "NOMAD_ADDR"} {
-		if addr == "" {
-			addr = m.Getenv(env)
-		}
-	}
-	c := newAPIClient(addr)
-	c.hc.Transport.(*http.Transport).TLSClientConfig, c.err = f.tls.config(m.Getenv)
-	return c
 }

@@ -24,6 +24,7 @@ type fakeAPI struct {
 	// requests are "METHOD /path?query" in arrival order.
 	requests []string
 	bodies   []string
+	tokens   []string // the X-Nomad-Token header of each request
 
 	registerStatus int    // non-zero: answer PUT /v1/jobs with this status
 	registerBody   string // and this body
@@ -103,6 +104,7 @@ func newFakeAPI(t *testing.T) *fakeAPI {
 		}
 		f.requests = append(f.requests, line)
 		f.bodies = append(f.bodies, body.String())
+		f.tokens = append(f.tokens, r.Header.Get("X-Nomad-Token"))
 		f.mu.Unlock()
 		mux.ServeHTTP(w, r)
 	}))

@@ -36,11 +36,15 @@ func (c *apiClient) snapshotSave(w io.Writer, stale bool) error {
 
 // snapshotRestore is PUT /v1/operator/snapshot with the archive as body.
 func (c *apiClient) snapshotRestore(archive io.Reader) error {
-	req, err := http.NewRequest(http.MethodPut, c.addr+"/v1/operator/snapshot", archive)
+	if c.err != nil {
+		return c.err
+	}
+	req, err := http.NewRequest(http.MethodPut, c.url("/v1/operator/snapshot", nil), archive)
 	if err != nil {
 		return err
 	}
 	req.Header.Set("Content-Type", "application/gzip")
+	c.authorize(req.Header)
 	resp, err := c.hc.Do(req)
 	if err != nil {
 		return err

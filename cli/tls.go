@@ -1,9 +1,7 @@
 package cli
 
 import (
-	"crypto/tls"
 	"errors"
-	"flag"
 	"fmt"
 	"net"
 	"os"
@@ -18,38 +16,8 @@ const (
 	caKeyFile  = "nomad-agent-ca-key.pem"
 )
 
-// tlsFlags are the HTTPS options every API command takes.
-type tlsFlags struct {
-	caCert, clientCert, clientKey string
-}
-
-func (t *tlsFlags) register(f *flag.FlagSet) {
-	f.StringVar(&t.caCert, "ca-cert", "", "PEM CA certificate verifying the agent's HTTPS certificate (env NOMAD_CACERT)")
-	f.StringVar(&t.clientCert, "client-cert", "", "PEM client certificate for an agent requiring one (env NOMAD_CLIENT_CERT)")
-	f.StringVar(&t.clientKey, "client-key", "", "PEM key of -client-cert (env NOMAD_CLIENT_KEY)")
-}
-
-// config returns the HTTPS client settings from the flags, else Nomad's
-// environment variables (NOMADISH_* first); nil when none is set.
-func (t *tlsFlags) config(getenv func(string) string) (*tls.Config, error) {
-	pick := func(flagVal, env string) string {
-		if flagVal != "" {
-			return flagVal
-		}
-		if v := getenv("NOMADISH_" + env); v != "" {
-			return v
-		}
-		return getenv("NOMAD_" + env)
-	}
-	ca, cert, key := pick(t.caCert, "CACERT"), pick(t.clientCert, "CLIENT_CERT"), pick(t.clientKey, "CLIENT_KEY")
-	if ca == "" && cert == "" && key == "" {
-		return nil, nil
-	}
-	return tlsutil.HTTPClient(ca, cert, key)
-}
-
 func tlsCACreateCommand(m *Meta, args []string) int {
-	f := m.newFlags("tls ca create", "[options]")
+	f := m.newLocalFlags("tls ca create", "[options]")
 	days := f.Int("days", tlsutil.DefaultCADays, "days the CA is valid")
 	cn := f.String("common-name", "", "common name of the CA (default \"Nomad Agent CA\")")
 	pos, code, ok := m.parse(f, args)
@@ -74,7 +42,7 @@ func tlsCACreateCommand(m *Meta, args []string) int {
 }
 
 func tlsCertCreateCommand(m *Meta, args []string) int {
-	f := m.newFlags("tls cert create", "-server|-client|-cli [options]")
+	f := m.newLocalFlags("tls cert create", "-server|-client|-cli [options]")
 	server := f.Bool("server", false, "a server certificate (server.<region>.nomad)")
 	client := f.Bool("client", false, "a client certificate (client.<region>.nomad)")
 	cli := f.Bool("cli", false, "a certificate for the CLI (cli.<region>.nomad)")

@@ -9,7 +9,7 @@ import (
 // versionCommand is `version`: prints version.String(), e.g.
 // "nomadish v0.1.0 (abc1234)".
 func versionCommand(m *Meta, args []string) int {
-	f := m.newFlags("version", "")
+	f := m.newLocalFlags("version", "")
 	pos, code, ok := m.parse(f, args)
 	if !ok {
 		return code
