@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/nomadish/nomadish/internal/suggest"
 )
 
 // Exit codes shared by the commands.
@@ -163,7 +165,7 @@ func (m *Meta) notACommand(cmds []command, args []string) int {
 		return code
 	}
 	fmt.Fprintf(m.Err, "Unknown command %q\n", strings.Join(args, " "))
-	if s := suggest(args[depth], nextWords(cmds, fam, depth)); s != "" {
+	if s := suggest.Closest(args[depth], nextWords(cmds, fam, depth)); s != "" {
 		fmt.Fprintf(m.Err, "Did you mean %q?\n", s)
 		if fam != "" {
 			fmt.Fprintf(m.Err, "Run \"nomadish %s -h\" for its subcommands.\n", fam)

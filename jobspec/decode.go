@@ -11,6 +11,7 @@ import (
 	"github.com/zclconf/go-cty/cty/convert"
 
 	"github.com/nomadish/nomadish/internal/hclutil"
+	"github.com/nomadish/nomadish/internal/suggest"
 )
 
 // blockFuncs maps the block types a body accepts to their decoders.
@@ -41,7 +42,8 @@ func (p *parser) decodeBody(body *hclsyntax.Body, spec bodySpec) {
 				"nomadish does not implement %s.%s yet; the argument is ignored.", spec.where, a.Name)
 			continue
 		}
-		p.errorf(a.NameRange, "Unsupported argument", "An argument named %q is not expected in a %s block.", a.Name, spec.where)
+		p.errorf(a.NameRange, "Unsupported argument", "An argument named %q is not expected in a %s block.%s",
+			a.Name, spec.where, suggest.DidYouMean(a.Name, spec.names()))
 	}
 	seen := map[string]*hclsyntax.Block{}
 	for _, b := range body.Blocks {
@@ -59,9 +61,23 @@ func (p *parser) decodeBody(body *hclsyntax.Body, spec bodySpec) {
 			p.warnf(b.TypeRange, "Unsupported block ignored",
 				"nomadish does not implement %q blocks in a %s yet; this one is ignored.", b.Type, spec.where)
 		default:
-			p.errorf(b.TypeRange, "Unsupported block type", "Blocks of type %q are not expected in a %s block.", b.Type, spec.where)
+			p.errorf(b.TypeRange, "Unsupported block type", "Blocks of type %q are not expected in a %s block.%s",
+				b.Type, spec.where, suggest.DidYouMean(b.Type, spec.names()))
 		}
 	}
+}
+
+// names lists the argument and block names spec accepts: what a misspelt
+// name is compared with (an argument typed as a block is a typo too).
+func (spec bodySpec) names() []string {
+	out := make([]string, 0, len(spec.attrs)+len(spec.blocks))
+	for n := range spec.attrs {
+		out = append(out, n)
+	}
+	for n := range spec.blocks {
+		out = append(out, n)
+	}
+	return out
 }
 
 // evalInto evaluates a's expression and stores it in dst, one of *string,

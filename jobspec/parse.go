@@ -11,6 +11,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/nomadish/nomadish/internal/hclutil"
+	"github.com/nomadish/nomadish/internal/suggest"
 	"github.com/nomadish/nomadish/structs"
 )
 
@@ -179,11 +180,15 @@ type topLevel struct {
 	locals          []*hclsyntax.Block
 }
 
+// topLevelBlocks are the blocks a job file holds.
+var topLevelBlocks = []string{"job", "variable", "variables", "locals"}
+
 func (p *parser) splitTop(body *hclsyntax.Body) topLevel {
 	var top topLevel
 	for _, attr := range body.Attributes {
 		p.errorf(attr.NameRange, "Unsupported argument",
-			"An argument named %q is not expected at the top level; a job file holds job, variable, variables and locals blocks.", attr.Name)
+			"An argument named %q is not expected at the top level; a job file holds job, variable, variables and locals blocks.%s",
+			attr.Name, suggest.DidYouMean(attr.Name, topLevelBlocks))
 	}
 	for _, b := range body.Blocks {
 		switch b.Type {
@@ -210,7 +215,8 @@ func (p *parser) splitTop(body *hclsyntax.Body) topLevel {
 			}
 		default:
 			p.errorf(b.TypeRange, "Unsupported block type",
-				"Blocks of type %q are not expected at the top level; a job file holds job, variable, variables and locals blocks.", b.Type)
+				"Blocks of type %q are not expected at the top level; a job file holds job, variable, variables and locals blocks.%s",
+				b.Type, suggest.DidYouMean(b.Type, topLevelBlocks))
 		}
 	}
 	if top.job == nil && !p.diags.HasErrors() {

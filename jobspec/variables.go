@@ -14,6 +14,7 @@ import (
 	"github.com/zclconf/go-cty/cty/convert"
 
 	"github.com/nomadish/nomadish/internal/hclutil"
+	"github.com/nomadish/nomadish/internal/suggest"
 )
 
 // envVarPrefix marks environment entries that set job variables.
@@ -119,7 +120,8 @@ func (p *parser) decodeVariableBlock(b *hclsyntax.Block) *variable {
 		case "type", "default", "description":
 		default:
 			p.errorf(a.NameRange, "Unsupported argument",
-				"An argument named %q is not expected in a variable block; use type, default, description.", a.Name)
+				"An argument named %q is not expected in a variable block; use type, default, description.%s",
+				a.Name, suggest.DidYouMean(a.Name, []string{"type", "default", "description"}))
 		}
 	}
 	for _, vb := range b.Body.Blocks {

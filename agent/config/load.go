@@ -15,6 +15,7 @@ import (
 	"github.com/zclconf/go-cty/cty/convert"
 
 	"github.com/nomadish/nomadish/internal/hclutil"
+	"github.com/nomadish/nomadish/internal/suggest"
 )
 
 // sectionBlocks are the unlabeled blocks whose arguments are "<block>.<name>" keys.
@@ -93,7 +94,8 @@ func (d *decoder) body(body *hclsyntax.Body, prefix string) {
 		key := prefix + a.Name
 		ptr, ok := d.byKey[key]
 		if !ok || sectionBlocks[key] {
-			d.errorf(a.NameRange, "Unsupported argument", "An argument named %q is not expected in %s.", a.Name, where)
+			d.errorf(a.NameRange, "Unsupported argument", "An argument named %q is not expected in %s.%s",
+				a.Name, where, suggest.DidYouMean(a.Name, d.names(prefix)))
 			continue
 		}
 		if d.evalInto(a, key, ptr) {
@@ -116,9 +118,39 @@ func (d *decoder) body(body *hclsyntax.Body, prefix string) {
 		case sectionBlocks[key] || key == "client.meta":
 			d.errorf(b.TypeRange, "Unexpected label", "A %s block takes no label.", b.Type)
 		default:
-			d.errorf(b.TypeRange, "Unsupported block type", "Blocks of type %q are not expected in %s.", b.Type, where)
+			d.errorf(b.TypeRange, "Unsupported block type", "Blocks of type %q are not expected in %s.%s",
+				b.Type, where, suggest.DidYouMean(b.Type, d.names(prefix)))
 		}
 	}
+}
+
+// names lists the argument and block names a body at prefix ("",
+// "server.", "client.reserved.") accepts: what a misspelt name is compared
+// with.
+func (d *decoder) names(prefix string) []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(key string) {
+		rest, ok := strings.CutPrefix(key, prefix)
+		if !ok || rest == "" {
+			return
+		}
+		rest, _, _ = strings.Cut(rest, ".") // "server.server_join.retry_join" at "server." -> "server_join"
+		if !seen[rest] {
+			seen[rest] = true
+			out = append(out, rest)
+		}
+	}
+	for key := range d.byKey {
+		add(key)
+	}
+	for key := range sectionBlocks {
+		add(key)
+	}
+	for _, key := range []string{"plugin", "client.meta", "client.reserved", "server.server_join", "server.client_introduction"} {
+		add(key)
+	}
+	return out
 }
 
 func (d *decoder) metaBlock(b *hclsyntax.Block, key string) {
@@ -146,7 +178,8 @@ func (d *decoder) plugin(b *hclsyntax.Block) {
 	}
 	for _, cb := range b.Body.Blocks {
 		if cb.Type != "config" || len(cb.Labels) != 0 {
-			d.errorf(cb.TypeRange, "Unsupported block type", "Blocks of type %q are not expected in a plugin block.", cb.Type)
+			d.errorf(cb.TypeRange, "Unsupported block type", "Blocks of type %q are not expected in a plugin block.%s",
+				cb.Type, suggest.DidYouMean(cb.Type, []string{"config"}))
 			continue
 		}
 		p.Config = d.generic(cb.Body)

@@ -1,13 +1,20 @@
-package cli
+// Package suggest finds, for a mistyped name, the known name the user most
+// likely meant: the CLI for command names, the job file and agent config
+// decoders for block and argument names.
+package suggest
 
-import "sort"
+import (
+	"fmt"
+	"sort"
+)
 
-// suggest returns the candidate closest to typed by edit distance (with
+// Closest returns the candidate closest to typed by edit distance (with
 // adjacent transpositions: "stauts" is one edit from "status"), or "" when
 // none is close enough to be a likely typo: at most 1 edit for words of up
-// to 4 letters, 2 for longer ones, and never the whole word. Ties go to the
-// alphabetically first candidate, so the answer is stable.
-func suggest(typed string, candidates []string) string {
+// to 4 letters, 2 for longer ones, and never the whole candidate. Ties go to
+// the alphabetically first candidate, so the answer is stable. candidates
+// is not modified.
+func Closest(typed string, candidates []string) string {
 	limit := 1
 	if len([]rune(typed)) > 4 {
 		limit = 2
@@ -19,17 +26,26 @@ func suggest(typed string, candidates []string) string {
 		if c == typed {
 			continue
 		}
-		if d := editDistance(typed, c); d < bestD && d < len([]rune(c)) {
+		if d := Distance(typed, c); d < bestD && d < len([]rune(c)) {
 			best, bestD = c, d
 		}
 	}
 	return best
 }
 
-// editDistance is the optimal string alignment distance between a and b:
+// DidYouMean is ` Did you mean "x"?` for the Closest candidate x, to append
+// to a diagnostic's detail, or "" when there is none.
+func DidYouMean(typed string, candidates []string) string {
+	if c := Closest(typed, candidates); c != "" {
+		return fmt.Sprintf(" Did you mean %q?", c)
+	}
+	return ""
+}
+
+// Distance is the optimal string alignment distance between a and b:
 // insertions, deletions, substitutions and transpositions of two adjacent
 // runes each cost 1.
-func editDistance(a, b string) int {
+func Distance(a, b string) int {
 	ra, rb := []rune(a), []rune(b)
 	// Three rows of the dynamic-programming table: i-2, i-1 and i.
 	prev2 := make([]int, len(rb)+1)
