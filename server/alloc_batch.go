@@ -68,7 +68,7 @@ func (b *allocBatcher) flush() {
 	}
 	defer close(fut.done)
 	defer b.s.recoverRPC(structs.NodeUpdateAllocRPC+" (batch commit)", &fut.err)
-	now := time.Now()
+	now := b.s.cfg.Clock.Now()
 	evals, err := b.s.failedAllocEvals(allocs, now)
 	if err == nil {
 		req := &structs.AllocUpdateRequest{Alloc: allocs, Evals: evals, UpdatedAt: now.UnixNano()}

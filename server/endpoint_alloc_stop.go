@@ -2,7 +2,6 @@ package server
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/nomadish/nomadish/structs"
 )
@@ -33,7 +32,7 @@ func (e *allocEndpoint) Stop(args *structs.AllocStopRequest, reply *structs.Allo
 	if job == nil {
 		job = a.Job // the job was purged: evaluate with the alloc's copy
 	}
-	now := time.Now()
+	now := e.s.cfg.Clock.Now()
 	eval := &structs.Evaluation{
 		ID: structs.GenerateUUID(), Namespace: a.Namespace, JobID: a.JobID,
 		TriggeredBy: structs.EvalTriggerAllocStop, Status: structs.EvalStatusPending,

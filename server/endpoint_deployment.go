@@ -2,7 +2,6 @@ package server
 
 import (
 	"strings"
-	"time"
 
 	"github.com/hashicorp/go-memdb"
 
@@ -109,7 +108,7 @@ func (e *deploymentEndpoint) Promote(args *structs.DeploymentPromoteRequest, rep
 	}
 	req := &structs.DeploymentPromoteRequest{DeploymentID: d.ID, All: args.All || len(args.Groups) == 0, Groups: args.Groups}
 	if job != nil {
-		req.Eval = deploymentwatcher.NewEval(job, time.Now())
+		req.Eval = deploymentwatcher.NewEval(job, e.s.cfg.Clock.Now())
 	}
 	index, _, err := e.s.raftApply(structs.DeploymentPromoteRequestType, req)
 	if err != nil {
@@ -133,7 +132,7 @@ func (e *deploymentEndpoint) Fail(args *structs.DeploymentFailRequest, reply *st
 	if err != nil {
 		return err
 	}
-	req := deploymentwatcher.FailRequest(d, structs.DeploymentStatusDescriptionFailedByUser, job, versions, time.Now())
+	req := deploymentwatcher.FailRequest(d, structs.DeploymentStatusDescriptionFailedByUser, job, versions, e.s.cfg.Clock.Now())
 	index, _, err := e.s.raftApply(structs.DeploymentStatusUpdateRequestType, req)
 	if err != nil {
 		return err
@@ -166,7 +165,7 @@ func (e *deploymentEndpoint) Pause(args *structs.DeploymentPauseRequest, reply *
 	}
 	req := &structs.DeploymentStatusUpdateRequest{DeploymentUpdate: u}
 	if !args.Pause && job != nil {
-		req.Eval = deploymentwatcher.NewEval(job, time.Now())
+		req.Eval = deploymentwatcher.NewEval(job, e.s.cfg.Clock.Now())
 	}
 	index, _, err := e.s.raftApply(structs.DeploymentStatusUpdateRequestType, req)
 	if err != nil {

@@ -69,7 +69,7 @@ func (e *jobEndpoint) Register(args *structs.JobRegisterRequest, reply *structs.
 		// As Nomad: the reconcilers of two types disagree on names and counts.
 		return structs.NewCodedError(structs.ErrCodeBadRequest, "cannot update job from type %q to %q", existing.Type, job.Type)
 	}
-	now := time.Now()
+	now := e.s.cfg.Clock.Now()
 	job.Status = structs.JobStatusPending
 	job.SubmitTime = now.UnixNano()
 	setJobVersion(existing, job)
@@ -114,7 +114,7 @@ func (e *jobEndpoint) Deregister(args *structs.JobDeregisterRequest, reply *stru
 	if existing == nil {
 		return structs.ErrJobNotFound
 	}
-	eval := newJobEval(existing, structs.EvalTriggerJobDeregister, time.Now())
+	eval := newJobEval(existing, structs.EvalTriggerJobDeregister, e.s.cfg.Clock.Now())
 	entry := &jobDeregisterEntry{JobDeregisterRequest: *args}
 	entry.Namespace, entry.Eval = ns, eval
 	if !args.Purge {
@@ -243,7 +243,7 @@ func (e *jobEndpoint) Plan(args *structs.JobPlanRequest, reply *structs.JobPlanR
 	if err != nil {
 		return err
 	}
-	now := time.Now()
+	now := e.s.cfg.Clock.Now()
 	job.Status = structs.JobStatusPending
 	if existing != nil {
 		job.CreateIndex, job.Version = existing.CreateIndex, existing.Version

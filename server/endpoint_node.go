@@ -1,8 +1,6 @@
 package server
 
 import (
-	"time"
-
 	"github.com/hashicorp/go-memdb"
 
 	"github.com/nomadish/nomadish/server/state"
@@ -47,7 +45,7 @@ func (e *nodeEndpoint) Register(args *structs.NodeRegisterRequest, reply *struct
 	node := n.Copy()
 	node.ComputeClass()
 	node.Status = structs.NodeStatusReady
-	node.StatusUpdatedAt = time.Now().UnixNano()
+	node.StatusUpdatedAt = e.s.cfg.Clock.Now().UnixNano()
 	index, _, err := e.s.raftApply(structs.NodeRegisterRequestType, &structs.NodeRegisterRequest{Node: node})
 	if err != nil {
 		return err
@@ -104,7 +102,7 @@ func (e *nodeEndpoint) UpdateStatus(args *structs.NodeUpdateStatusRequest, reply
 	}
 	index := node.ModifyIndex
 	if args.Status != "" && args.Status != node.Status {
-		req := &structs.NodeUpdateStatusRequest{NodeID: node.ID, Status: args.Status, UpdatedAt: time.Now().UnixNano()}
+		req := &structs.NodeUpdateStatusRequest{NodeID: node.ID, Status: args.Status, UpdatedAt: e.s.cfg.Clock.Now().UnixNano()}
 		if index, _, err = e.s.raftApply(structs.NodeUpdateStatusRequestType, req); err != nil {
 			return err
 		}
@@ -133,7 +131,7 @@ func (s *Server) createNodeEvals(nodeID string, nodeIndex uint64) ([]string, uin
 	if err != nil {
 		return nil, 0, err
 	}
-	now := time.Now()
+	now := s.cfg.Clock.Now()
 	seen := map[structs.NamespacedID]bool{}
 	var evals []*structs.Evaluation
 	var ids []string

@@ -1,8 +1,6 @@
 package server
 
 import (
-	"time"
-
 	"github.com/nomadish/nomadish/structs"
 )
 
@@ -21,7 +19,7 @@ func (e *nodeEndpoint) UpdateDrain(args *structs.NodeUpdateDrainRequest, reply *
 	if node == nil {
 		return structs.ErrNodeNotFound
 	}
-	now := time.Now()
+	now := e.s.cfg.Clock.Now()
 	req := &structs.NodeUpdateDrainRequest{NodeID: node.ID, MarkEligible: args.MarkEligible, UpdatedAt: now.UnixNano()}
 	ev := &structs.NodeEvent{Subsystem: structs.NodeEventSubsystemDrain, Timestamp: now, Details: args.Meta}
 	switch {
@@ -74,7 +72,7 @@ func (e *nodeEndpoint) UpdateEligibility(args *structs.NodeUpdateEligibilityRequ
 	if node.DrainStrategy != nil && args.Eligibility == structs.NodeSchedulingEligible {
 		return structs.NewCodedError(structs.ErrCodeBadRequest, "can not set node's scheduling eligibility to eligible while it is draining")
 	}
-	now := time.Now()
+	now := e.s.cfg.Clock.Now()
 	req := &structs.NodeUpdateEligibilityRequest{
 		NodeID: node.ID, Eligibility: args.Eligibility, UpdatedAt: now.UnixNano(),
 		NodeEvent: &structs.NodeEvent{Message: msg, Subsystem: structs.NodeEventSubsystemCluster, Timestamp: now},

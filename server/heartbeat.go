@@ -5,23 +5,13 @@ import (
 	"sync"
 	"time"
 
-	"github.com/nomadish/nomadish/server/broker"
+	"github.com/nomadish/nomadish/internal/clock"
 )
 
 // DefaultMaxHeartbeatsPerSecond caps the heartbeat rate the TTLs aim for,
 // as in Nomad: TTLs grow with the node count so the leader sees at most
 // this many heartbeats a second (Config.MaxHeartbeatsPerSecond).
 const DefaultMaxHeartbeatsPerSecond = 50.0
-
-// Timer is a pending AfterFunc call; *time.Timer satisfies it. An alias of
-// broker.Timer, so one fake clock (brokertest.FakeClock) serves both.
-type Timer = broker.Timer
-
-// Clock is the time source of heartbeat timers (tests inject a fake).
-type Clock interface {
-	Now() time.Time
-	AfterFunc(d time.Duration, f func()) Timer
-}
 
 // HeartbeatTTL is the pure TTL rule: numNodes/maxPerSecond seconds, at least
 // minTTL, plus a stagger of stagger*ttl (stagger in [0,1), random in
@@ -37,7 +27,7 @@ func HeartbeatTTL(numNodes int, minTTL time.Duration, maxPerSecond, stagger floa
 // heartbeater holds one timer per node on the leader. A timer that fires
 // (TTL + grace without a heartbeat) calls expire from the clock's goroutine.
 type heartbeater struct {
-	clock   Clock
+	clock   clock.Clock
 	minTTL  time.Duration
 	grace   time.Duration
 	perSec  float64 // max heartbeats per second
@@ -51,15 +41,15 @@ type heartbeater struct {
 
 // hbTimer is one node's timer; its identity tells a current timer from a
 // replaced one.
-type hbTimer struct{ t Timer }
+type hbTimer struct{ t clock.Timer }
 
 // newHeartbeater returns a disabled heartbeater; perSec <= 0 means
 // DefaultMaxHeartbeatsPerSecond.
-func newHeartbeater(clock Clock, minTTL, grace time.Duration, perSec float64, expire func(string)) *heartbeater {
+func newHeartbeater(clk clock.Clock, minTTL, grace time.Duration, perSec float64, expire func(string)) *heartbeater {
 	if perSec <= 0 {
 		perSec = DefaultMaxHeartbeatsPerSecond
 	}
-	return &heartbeater{clock: clock, minTTL: minTTL, grace: grace, perSec: perSec, expire: expire,
+	return &heartbeater{clock: clk, minTTL: minTTL, grace: grace, perSec: perSec, expire: expire,
 		stagger: rand.Float64, timers: map[string]*hbTimer{}}
 }
 

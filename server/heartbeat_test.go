@@ -7,7 +7,7 @@ import (
 
 	"github.com/hashicorp/go-memdb"
 
-	"github.com/nomadish/nomadish/server/broker/brokertest"
+	"github.com/nomadish/nomadish/internal/clock/clocktest"
 	"github.com/nomadish/nomadish/server/state"
 	"github.com/nomadish/nomadish/structs"
 )
@@ -33,7 +33,7 @@ func TestHeartbeatTTL(t *testing.T) {
 }
 
 func TestHeartbeaterTimers(t *testing.T) {
-	clock := brokertest.NewFakeClock()
+	clock := clocktest.NewFakeClock()
 	var mu sync.Mutex
 	var expired []string
 	h := newHeartbeater(clock, 10*time.Second, 5*time.Second, 0, func(id string) {
@@ -70,7 +70,7 @@ func TestHeartbeaterTimers(t *testing.T) {
 }
 
 func TestMissedHeartbeatMarksNodeDownAndReplaces(t *testing.T) {
-	clock := brokertest.NewFakeClock()
+	clock := clocktest.NewFakeClock()
 	s := testServer(t, func(c *Config) { c.Clock = clock; c.MinHeartbeatTTL = time.Second; c.HeartbeatGrace = time.Second })
 	registerNode(t, s, "n1")
 	var resp structs.JobRegisterResponse

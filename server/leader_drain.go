@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"time"
 
 	"github.com/nomadish/nomadish/server/drainer"
 	"github.com/nomadish/nomadish/structs"
@@ -29,7 +28,7 @@ func (w drainWriter) MarkMigrate(marks map[string]*structs.DesiredTransition, ev
 
 func (w drainWriter) CompleteDrain(nodeID string, event *structs.NodeEvent) error {
 	_, _, err := w.s.raftApply(structs.NodeUpdateDrainRequestType, &structs.NodeUpdateDrainRequest{
-		NodeID: nodeID, NodeEvent: event, UpdatedAt: time.Now().UnixNano(),
+		NodeID: nodeID, NodeEvent: event, UpdatedAt: w.s.cfg.Clock.Now().UnixNano(),
 	})
 	return err
 }

@@ -6,7 +6,7 @@ import (
 
 	"github.com/hashicorp/go-memdb"
 
-	"github.com/nomadish/nomadish/server/broker/brokertest"
+	"github.com/nomadish/nomadish/internal/clock/clocktest"
 	"github.com/nomadish/nomadish/server/state"
 	"github.com/nomadish/nomadish/structs"
 )
@@ -36,7 +36,7 @@ func TestExpiredStatus(t *testing.T) {
 // while n2 heartbeats. It returns once n1 is disconnected, its alloc
 // unknown and replaced on n2; the original alloc's ID is returned.
 func disconnectTest(t *testing.T) (*Server, func(time.Duration), string) {
-	clock := brokertest.NewFakeClock()
+	clock := clocktest.NewFakeClock()
 	s := testServer(t, func(c *Config) { c.Clock = clock; c.MinHeartbeatTTL = time.Second; c.HeartbeatGrace = time.Second })
 	registerNode(t, s, "n1")
 	job := mockJob("web")

@@ -6,7 +6,7 @@ import (
 
 	"github.com/hashicorp/go-memdb"
 
-	"github.com/nomadish/nomadish/server/broker/brokertest"
+	"github.com/nomadish/nomadish/internal/clock/clocktest"
 	"github.com/nomadish/nomadish/server/state"
 	"github.com/nomadish/nomadish/structs"
 )
@@ -34,7 +34,7 @@ func reportRunning(t *testing.T, s *Server, nodeID string) {
 // ready and the lost alloc stays stopped and lost (whatever the client
 // reports), with nothing placed on it again.
 func TestNodeLossReplacesOnOtherNode(t *testing.T) {
-	clock := brokertest.NewFakeClock()
+	clock := clocktest.NewFakeClock()
 	s := testServer(t, func(c *Config) { c.Clock = clock; c.MinHeartbeatTTL = time.Second; c.HeartbeatGrace = time.Second })
 	registerNode(t, s, "n1")
 	var resp structs.JobRegisterResponse

@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/raft"
 
+	"github.com/nomadish/nomadish/internal/clock"
 	"github.com/nomadish/nomadish/internal/shared"
 	"github.com/nomadish/nomadish/server/broker"
 	"github.com/nomadish/nomadish/server/planapply"
@@ -60,7 +61,7 @@ type Config struct {
 	AllocUpdateBatch time.Duration
 	Logger           hclog.Logger
 	// Clock drives heartbeat timers (default: the wall clock).
-	Clock Clock
+	Clock clock.Clock
 	// Raft holds the raft durability knobs (raft_config.go).
 	Raft RaftConfig
 	// JobMaxCount bounds a job's summed group counts on register, scale
@@ -117,7 +118,7 @@ func (c *Config) withDefaults() *Config {
 		out.Logger = hclog.NewNullLogger()
 	}
 	if out.Clock == nil {
-		out.Clock = broker.RealClock{}
+		out.Clock = clock.Real{}
 	}
 	return &out
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"github.com/nomadish/nomadish/internal/clock"
 	"github.com/nomadish/nomadish/structs"
 )
 
@@ -22,19 +23,19 @@ type EvalBroker struct {
 	enabled bool
 	epoch   uint64 // bumped on disable, so callbacks of a flushed epoch do nothing
 	core    *core
-	timers  map[string]*nackTimer // eval ID -> nack timer of its outstanding delivery
-	delays  map[string]Timer      // eval ID -> redelivery timer of a delayed eval
-	wait    Timer                 // fires at the earliest WaitUntil held; nil when none
-	waitAt  time.Time             // when wait fires
-	waitGen uint64                // bumped per wait timer, so a stale callback does nothing
-	notify  chan struct{}         // closed (and replaced) when an eval gets ready or the broker is disabled
-	failed  []*structs.Evaluation // over the delivery limit, not yet taken from failedCh
-	fwding  bool                  // a forwardFailed goroutine is running for this epoch
-	stopFwd chan struct{}         // closed on disable to stop the forwarder
+	timers  map[string]*nackTimer  // eval ID -> nack timer of its outstanding delivery
+	delays  map[string]clock.Timer // eval ID -> redelivery timer of a delayed eval
+	wait    clock.Timer            // fires at the earliest WaitUntil held; nil when none
+	waitAt  time.Time              // when wait fires
+	waitGen uint64                 // bumped per wait timer, so a stale callback does nothing
+	notify  chan struct{}          // closed (and replaced) when an eval gets ready or the broker is disabled
+	failed  []*structs.Evaluation  // over the delivery limit, not yet taken from failedCh
+	fwding  bool                   // a forwardFailed goroutine is running for this epoch
+	stopFwd chan struct{}          // closed on disable to stop the forwarder
 }
 
 type nackTimer struct {
-	t     Timer
+	t     clock.Timer
 	token string
 }
 
@@ -47,7 +48,7 @@ func NewEvalBroker(cfg BrokerConfig) *EvalBroker {
 		failedCh: make(chan *structs.Evaluation),
 		core:     newCore(cfg.DeliveryLimit),
 		timers:   map[string]*nackTimer{},
-		delays:   map[string]Timer{},
+		delays:   map[string]clock.Timer{},
 		notify:   make(chan struct{}),
 		stopFwd:  make(chan struct{}),
 	}
@@ -76,7 +77,7 @@ func (b *EvalBroker) SetEnabled(enabled bool) {
 		t.Stop()
 	}
 	b.timers = map[string]*nackTimer{}
-	b.delays = map[string]Timer{}
+	b.delays = map[string]clock.Timer{}
 	if b.wait != nil {
 		b.wait.Stop()
 		b.wait = nil

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"github.com/nomadish/nomadish/internal/clock"
 )
 
 // Sentinel errors returned by the broker.
@@ -29,26 +30,6 @@ const (
 	DefaultSubsequentNackDelay = 20 * time.Second
 )
 
-// Timer is a pending AfterFunc call. *time.Timer satisfies it.
-type Timer interface{ Stop() bool }
-
-// Clock tells the time and schedules callbacks. The broker uses it for nack
-// timeouts, redelivery delays and evals held until their WaitUntil; tests
-// use the real clock inside testing/synctest or a fake.
-type Clock interface {
-	Now() time.Time
-	AfterFunc(d time.Duration, f func()) Timer
-}
-
-// RealClock is the wall clock.
-type RealClock struct{}
-
-// Now calls time.Now.
-func (RealClock) Now() time.Time { return time.Now() }
-
-// AfterFunc calls time.AfterFunc.
-func (RealClock) AfterFunc(d time.Duration, f func()) Timer { return time.AfterFunc(d, f) }
-
 // BrokerConfig configures an EvalBroker. Zero fields take the defaults above.
 type BrokerConfig struct {
 	// NackTimeout is how long a delivery may stay unacknowledged before it
@@ -61,7 +42,7 @@ type BrokerConfig struct {
 	// SubsequentNackDelay after later ones.
 	InitialNackDelay    time.Duration
 	SubsequentNackDelay time.Duration
-	Clock               Clock
+	Clock               clock.Clock
 	Logger              hclog.Logger
 }
 
@@ -79,7 +60,7 @@ func (c BrokerConfig) withDefaults() BrokerConfig {
 		c.SubsequentNackDelay = DefaultSubsequentNackDelay
 	}
 	if c.Clock == nil {
-		c.Clock = RealClock{}
+		c.Clock = clock.Real{}
 	}
 	if c.Logger == nil {
 		c.Logger = hclog.NewNullLogger()

@@ -5,14 +5,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nomadish/nomadish/internal/clock/clocktest"
 	"github.com/nomadish/nomadish/server/broker"
-	"github.com/nomadish/nomadish/server/broker/brokertest"
 	"github.com/nomadish/nomadish/structs"
 )
 
-func delayBroker(t *testing.T) (*broker.EvalBroker, *brokertest.FakeClock) {
+func delayBroker(t *testing.T) (*broker.EvalBroker, *clocktest.FakeClock) {
 	t.Helper()
-	c := brokertest.NewFakeClock()
+	c := clocktest.NewFakeClock()
 	b := broker.NewEvalBroker(broker.BrokerConfig{Clock: c})
 	b.SetEnabled(true)
 	t.Cleanup(func() { b.SetEnabled(false) })

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nomadish/nomadish/internal/clock/clocktest"
 	"github.com/nomadish/nomadish/server/broker"
-	"github.com/nomadish/nomadish/server/broker/brokertest"
 	"github.com/nomadish/nomadish/structs"
 	"pgregory.net/rapid"
 )
@@ -27,7 +27,7 @@ type delivery struct {
 // be true of it.
 type brokerModel struct {
 	b      *broker.EvalBroker
-	clock  *brokertest.FakeClock
+	clock  *clocktest.FakeClock
 	seq    uint64
 	jobOf  map[string]string
 	deliv  map[string]int       // eval ID -> deliveries since last ack
@@ -38,7 +38,7 @@ type brokerModel struct {
 }
 
 func newModel() *brokerModel {
-	c := brokertest.NewFakeClock()
+	c := clocktest.NewFakeClock()
 	b := broker.NewEvalBroker(broker.BrokerConfig{
 		NackTimeout: propNackTimeout, DeliveryLimit: propLimit, Clock: c,
 		InitialNackDelay: time.Second, SubsequentNackDelay: 3 * time.Second,

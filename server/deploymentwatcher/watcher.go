@@ -7,7 +7,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-memdb"
 
-	"github.com/nomadish/nomadish/server/broker"
+	"github.com/nomadish/nomadish/internal/clock"
 	"github.com/nomadish/nomadish/structs"
 )
 
@@ -30,22 +30,12 @@ type Writer interface {
 	CreateEvals(evals []*structs.Evaluation) error
 }
 
-// Timer is a pending AfterFunc call; *time.Timer satisfies it. An alias
-// of broker.Timer, so one fake clock (brokertest.FakeClock) serves both.
-type Timer = broker.Timer
-
-// Clock tells the time and schedules progress-deadline wake-ups.
-type Clock interface {
-	Now() time.Time
-	AfterFunc(d time.Duration, f func()) Timer
-}
-
 // Config is what a Watcher needs; State and Writer are required.
 type Config struct {
 	// State returns the current store (it changes on a snapshot restore).
 	State  func() State
 	Writer Writer
-	Clock  Clock // nil: the wall clock
+	Clock  clock.Clock // nil: the wall clock
 	Logger hclog.Logger
 }
 
@@ -61,7 +51,7 @@ type Watcher struct {
 // New returns a watcher; call Run.
 func New(cfg Config) *Watcher {
 	if cfg.Clock == nil {
-		cfg.Clock = broker.RealClock{}
+		cfg.Clock = clock.Real{}
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = hclog.NewNullLogger()

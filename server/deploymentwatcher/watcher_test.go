@@ -7,7 +7,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/nomadish/nomadish/server/broker/brokertest"
+	"github.com/nomadish/nomadish/internal/clock/clocktest"
 	"github.com/nomadish/nomadish/server/state"
 	"github.com/nomadish/nomadish/structs"
 )
@@ -49,7 +49,7 @@ func TestWatcherProgressDeadline(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		clock := brokertest.NewFakeClock()
+		clock := clocktest.NewFakeClock()
 		w := &storeWriter{st: st, index: 100}
 		job := &structs.Job{ID: "j", Namespace: "default", Type: structs.JobTypeService, Priority: 50}
 		if err := st.UpsertJob(w.next(), job, nil); err != nil {

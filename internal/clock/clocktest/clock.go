@@ -1,15 +1,16 @@
-// Package brokertest holds fakes for testing code that uses package broker.
-package brokertest
+// Package clocktest holds the fake clock that tests of the server's timed
+// parts (broker, heartbeats, deployment watcher) share.
+package clocktest
 
 import (
 	"sort"
 	"sync"
 	"time"
 
-	"github.com/nomadish/nomadish/server/broker"
+	"github.com/nomadish/nomadish/internal/clock"
 )
 
-var _ broker.Clock = (*FakeClock)(nil)
+var _ clock.Clock = (*FakeClock)(nil)
 
 // FakeClock is a manual clock: AfterFunc callbacks run, on the goroutine
 // calling Advance, when Advance moves time past their deadline.
@@ -41,7 +42,7 @@ func (c *FakeClock) Now() time.Time {
 }
 
 // AfterFunc schedules f to run when Advance passes now+d.
-func (c *FakeClock) AfterFunc(d time.Duration, f func()) broker.Timer {
+func (c *FakeClock) AfterFunc(d time.Duration, f func()) clock.Timer {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.seq++
