@@ -88,21 +88,12 @@ func (s *genericScheduler) outcome(status, desc string) *structs.Evaluation {
 // plan applier rejected part of the plan and s.state now holds fresh state.
 func (s *genericScheduler) attempt() (done bool, err error) {
 	ns, jobID := s.eval.Namespace, s.eval.JobID
-	if s.job, err = s.state.JobByID(ns, jobID); err != nil {
-		return false, fmt.Errorf("looking up job %q: %w", jobID, err)
-	}
-	allocs, err := s.state.AllocsByJob(ns, jobID)
-	if err != nil {
-		return false, fmt.Errorf("looking up allocs of job %q: %w", jobID, err)
-	}
-	index, err := s.state.LatestIndex()
-	if err != nil {
-		return false, fmt.Errorf("reading state index: %w", err)
-	}
-	tainted, err := taintedNodes(s.state, allocs)
+	js, err := loadJobState(s.state, ns, jobID)
 	if err != nil {
 		return false, err
 	}
+	s.job = js.job
+	allocs, tainted, index := js.allocs, js.tainted, js.index
 	deployment, err := latestDeployment(s.state, ns, jobID)
 	if err != nil {
 		return false, err
