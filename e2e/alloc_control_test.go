@@ -20,15 +20,16 @@ var memUsed = regexp.MustCompile(`(\d+(?:\.\d)? [KMGT]?i?B)/32 MiB`)
 // process while the alloc keeps running, alloc status -stats shows its
 // memory, and alloc stop replaces the allocation.
 func TestAllocControl(t *testing.T) {
+	id := uniqueID("e2e-allocctl")
 	dir := t.TempDir()
 	pidFile := filepath.Join(dir, "task.pid")
 	script := "echo $$ > " + pidFile + "; trap 'echo got-usr1' USR1; echo started; while true; do sleep 0.1; done"
-	job := rawExecJob("e2e-allocctl", "service", "/bin/sh", []string{"-c", script}, 32)
+	job := rawExecJob(id, "service", "/bin/sh", []string{"-c", script}, 32)
 	if r := nomadish(t, "job", "run", writeFile(t, "allocctl.nomad.hcl", job)); r.code != 0 {
 		t.Fatalf("job run: %v", r)
 	}
-	t.Cleanup(func() { nomadish(t, "job", "stop", "-purge", "e2e-allocctl") })
-	alloc := waitAllocs(t, "e2e-allocctl", 1, "running", func(a allocRow) bool { return a.ClientStatus == "running" })[0].ID
+	t.Cleanup(func() { nomadish(t, "job", "stop", "-purge", id) })
+	alloc := waitAllocs(t, id, 1, "running", func(a allocRow) bool { return a.ClientStatus == "running" })[0].ID
 	pid := readPid(t, pidFile)
 	t.Cleanup(func() { killPidFile(pidFile) })
 
@@ -58,11 +59,13 @@ func TestAllocControl(t *testing.T) {
 		n, _ := strconv.Atoi(strings.TrimSpace(string(b)))
 		return n > 0 && n != pid && syscall.Kill(pid, 0) != nil, fmt.Sprintf("pid file %q, old pid %d", b, pid)
 	})
-	r := nomadish(t, "alloc", "status", alloc)
-	if r.code != 0 || !strings.Contains(r.out, "Restart Signaled") || !strings.Contains(r.out, "User requested running tasks to restart") ||
-		!regexp.MustCompile(`Client Status\s+=\s+running`).MatchString(r.out) || !regexp.MustCompile(`Total Restarts\s+=\s+1`).MatchString(r.out) {
-		t.Fatalf("alloc status after restart: %v", r)
-	}
+	// The new process can run before the client's task state update
+	// (restart event, count) reaches the server: wait for it.
+	eventually(t, 15*time.Second, "the restart in alloc status", func() (bool, string) {
+		r := nomadish(t, "alloc", "status", alloc)
+		return r.code == 0 && strings.Contains(r.out, "Restart Signaled") && strings.Contains(r.out, "User requested running tasks to restart") &&
+			regexp.MustCompile(`Client Status\s+=\s+running`).MatchString(r.out) && regexp.MustCompile(`Total Restarts\s+=\s+1`).MatchString(r.out), r.String()
+	})
 
 	// stats
 	eventually(t, 10*time.Second, "non-zero memory in alloc status -stats", func() (bool, string) {
@@ -72,11 +75,11 @@ func TestAllocControl(t *testing.T) {
 	})
 
 	// stop
-	r = nomadish(t, "alloc", "stop", alloc[:8])
+	r := nomadish(t, "alloc", "stop", alloc[:8])
 	if r.code != 0 || !strings.Contains(r.out, `==> Monitoring evaluation "`) || !createdAlloc.MatchString(r.out) {
 		t.Fatalf("alloc stop: %v", r)
 	}
-	waitAllocs(t, "e2e-allocctl", 2, "stopped and replaced", func(a allocRow) bool {
+	waitAllocs(t, id, 2, "stopped and replaced", func(a allocRow) bool {
 		if a.ID == alloc {
 			return a.DesiredStatus == "stop" && a.ClientStatus == "complete"
 		}

@@ -53,7 +53,7 @@ func checkCLIExec(t *testing.T, allocID string) {
 
 // `alloc exec` into a raw_exec service task through the CLI.
 func TestAllocExecRawExec(t *testing.T) {
-	const id = "e2e-exec-raw"
+	id := uniqueID("e2e-exec-raw")
 	t.Cleanup(func() { nomadish(t, "job", "stop", "-purge", id) })
 	allocID := startExecJob(t, id, rawExecJob(id, "service", "/bin/sh", []string{"-c", "while true; do sleep 0.1; done"}, 32))
 	checkCLIExec(t, allocID)
@@ -62,7 +62,7 @@ func TestAllocExecRawExec(t *testing.T) {
 // `alloc exec` into a docker container through the CLI.
 func TestAllocExecDocker(t *testing.T) {
 	ensureTestImage(t)
-	const id = "e2e-exec-docker"
+	id := uniqueID("e2e-exec-docker")
 	t.Cleanup(func() {
 		nomadish(t, "job", "stop", "-purge", id)
 		removeJobContainers(t, id)
@@ -74,7 +74,7 @@ func TestAllocExecDocker(t *testing.T) {
 // The official client's Allocations().Exec works against nomadish, with
 // and without a terminal; an exec into a stopped alloc is refused.
 func TestAllocExecOfficialClient(t *testing.T) {
-	const id = "e2e-exec-api"
+	id := uniqueID("e2e-exec-api")
 	t.Cleanup(func() { nomadish(t, "job", "stop", "-purge", id) })
 	allocID := startExecJob(t, id, rawExecJob(id, "service", "/bin/sh", []string{"-c", "while true; do sleep 0.1; done"}, 32))
 	c, err := api.NewClient(&api.Config{Address: dev.addr})

@@ -107,7 +107,7 @@ type lostCluster struct {
 // waits until every client's node is ready. Everything is killed when the
 // test ends (a SIGSTOPped agent is continued first).
 func startLostCluster(t *testing.T, dc string, names ...string) *lostCluster {
-	c := &lostCluster{t: t, base: t.TempDir(), dc: dc, agents: map[string]*agentProc{}, ids: map[string]string{}}
+	c := &lostCluster{t: t, base: agentsDir(t), dc: dc, agents: map[string]*agentProc{}, ids: map[string]string{}}
 	srv, err := startAgent(filepath.Join(c.base, "server"), true, "", fastTTL)
 	if err != nil {
 		t.Fatal(err)
@@ -305,7 +305,7 @@ plugin "raw_exec" {
 // through several TTLs, its running task is not restarted, and a scale-up
 // reaches it through another server.
 func TestClientFailsOverToAnotherServer(t *testing.T) {
-	base := t.TempDir()
+	base := agentsDir(t)
 	ports, err := freePorts(9)
 	if err != nil {
 		t.Fatal(err)

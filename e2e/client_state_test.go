@@ -77,10 +77,10 @@ func TestClientStateLost(t *testing.T) {
 }
 
 func clientStateLost(t *testing.T, name string, damage func(*testing.T, string), wantLog string) {
-	dir := filepath.Join(t.TempDir(), "state-"+name)
+	dir := filepath.Join(agentsDir(t), "state-"+name)
 	dcName := "dc-state-" + name
 	dc := fmt.Sprintf("datacenter = %q", dcName)
-	jobID := fmt.Sprintf("e2e-state-%s-%d", name, time.Now().UnixNano()%1e6) // unique: tests may repeat
+	jobID := uniqueID("e2e-state-" + name)
 	marker := fmt.Sprintf("nomadish-e2e-state-%s-%d", name, time.Now().UnixNano())
 	pidFile := filepath.Join(dir, "task.pid")
 	c, err := startAgent(dir, false, dev.rpcAddr, dc)
@@ -202,9 +202,9 @@ func countProcs(marker string) int {
 // nothing of the task, but its allocation dir is still there: it finds the
 // task through its driver and stops it instead of leaving it running.
 func TestClientStateLostJobStopped(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "state-stopped")
+	dir := filepath.Join(agentsDir(t), "state-stopped")
 	dc := `datacenter = "dc-state-stopped"`
-	jobID := fmt.Sprintf("e2e-state-stopped-%d", time.Now().UnixNano()%1e6) // unique: tests may repeat
+	jobID := uniqueID("e2e-state-stopped")
 	marker := fmt.Sprintf("nomadish-e2e-state-stopped-%d", time.Now().UnixNano())
 	pidFile := filepath.Join(dir, "task.pid")
 	c, err := startAgent(dir, false, dev.rpcAddr, dc)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -39,7 +38,7 @@ func startSerfCluster(t *testing.T, n int, extra ...string) []*clusterServer {
 	var joins []string
 	for i := 0; i < n; i++ {
 		s := &clusterServer{
-			name: fmt.Sprintf("s%d", i+1), dir: filepath.Join(t.TempDir(), fmt.Sprintf("s%d", i+1)),
+			name: fmt.Sprintf("s%d", i+1), dir: filepath.Join(agentsDir(t), fmt.Sprintf("s%d", i+1)),
 			http: fmt.Sprintf("http://127.0.0.1:%d", ports[3*i]), rpc: fmt.Sprintf("127.0.0.1:%d", ports[3*i+1]),
 			serf: fmt.Sprintf("127.0.0.1:%d", ports[3*i+2]),
 		}
@@ -97,9 +96,8 @@ func (s *clusterServer) start(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := &agentProc{addr: s.http, rpcAddr: s.rpc, logPath: logPath, done: make(chan struct{})}
-	p.cmd = exec.Command(bin, "agent", "-config", s.cfgPath)
+	p.cmd = agentCommand(s.dir, bin, "agent", "-config", s.cfgPath)
 	p.cmd.Stdout, p.cmd.Stderr = logf, logf
-	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := p.cmd.Start(); err != nil {
 		logf.Close()
 		t.Fatal(err)

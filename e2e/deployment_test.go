@@ -11,8 +11,8 @@ import (
 
 // deployJob is a service job of count 2 with a rolling update block; word
 // is passed to the task so that changing it is a destructive update.
-func deployJob(word string) string {
-	return fmt.Sprintf(`job "e2e-deploy" {
+func deployJob(id, word string) string {
+	return fmt.Sprintf(`job %q {
   type = "service"
   group "g" {
     count = 2
@@ -35,7 +35,7 @@ func deployJob(word string) string {
     }
   }
 }
-`, word)
+`, id, word)
 }
 
 type deploymentRow struct {
@@ -54,7 +54,8 @@ type deployAllocRow struct {
 // and checks that the allocs are replaced one at a time (max_parallel 1)
 // and the deployment ends successful; `job run` follows it.
 func TestDeploymentRollingUpdate(t *testing.T) {
-	path := writeFile(t, "deploy.nomad.hcl", deployJob("one"))
+	id := uniqueID("e2e-deploy")
+	path := writeFile(t, "deploy.nomad.hcl", deployJob(id, "one"))
 	r := nomadish(t, "job", "run", path)
 	if r.code != 0 || !strings.Contains(r.out, `==> Monitoring deployment "`) || !strings.Contains(r.out, "successful") {
 		t.Fatalf("first job run: %v", r)
@@ -62,16 +63,16 @@ func TestDeploymentRollingUpdate(t *testing.T) {
 
 	// Watch the rollout from the API while `job run` follows it.
 	done := make(chan result, 1)
-	go func() { done <- nomadish(t, "job", "run", writeFile(t, "deploy2.nomad.hcl", deployJob("two"))) }()
+	go func() { done <- nomadish(t, "job", "run", writeFile(t, "deploy2.nomad.hcl", deployJob(id, "two"))) }()
 	maxNewUnhealthy := 0
 	var final deploymentRow
 	eventually(t, 60*time.Second, "the second deployment to succeed", func() (bool, string) {
 		var d deploymentRow
-		if err := getJSON(dev.addr+"/v1/job/e2e-deploy/deployment", &d); err != nil || d.JobVersion != 1 {
+		if err := getJSON(dev.addr+"/v1/job/"+id+"/deployment", &d); err != nil || d.JobVersion != 1 {
 			return false, fmt.Sprintf("deployment %+v: %v", d, err)
 		}
 		var allocs []deployAllocRow
-		if err := getJSON(dev.addr+"/v1/job/e2e-deploy/allocations", &allocs); err != nil {
+		if err := getJSON(dev.addr+"/v1/job/"+id+"/allocations", &allocs); err != nil {
 			return false, err.Error()
 		}
 		newLive, oldLive := 0, 0
@@ -103,7 +104,7 @@ func TestDeploymentRollingUpdate(t *testing.T) {
 	// One at a time: the second new alloc was placed only after the first
 	// had been healthy for min_healthy_time.
 	var allocs []deployAllocRow
-	if err := getJSON(dev.addr+"/v1/job/e2e-deploy/allocations", &allocs); err != nil {
+	if err := getJSON(dev.addr+"/v1/job/"+id+"/allocations", &allocs); err != nil {
 		t.Fatal(err)
 	}
 	var created []int64
@@ -122,13 +123,13 @@ func TestDeploymentRollingUpdate(t *testing.T) {
 		!regexp.MustCompile(`==> Deployment "[0-9a-f]{8}" successful`).MatchString(r.out) {
 		t.Fatalf("second job run: %v", r)
 	}
-	if r := nomadish(t, "deployment", "list"); r.code != 0 || strings.Count(r.out, "e2e-deploy") != 2 {
+	if r := nomadish(t, "deployment", "list"); r.code != 0 || strings.Count(r.out, id) != 2 {
 		t.Fatalf("deployment list: %v", r)
 	}
 	if r := nomadish(t, "deployment", "status", final.ID[:8]); r.code != 0 || !strings.Contains(r.out, "successful") {
 		t.Fatalf("deployment status: %v", r)
 	}
-	if r := nomadish(t, "job", "stop", "e2e-deploy"); r.code != 0 {
+	if r := nomadish(t, "job", "stop", id); r.code != 0 {
 		t.Fatalf("job stop: %v", r)
 	}
 }

@@ -14,8 +14,9 @@ import (
 // that the same container is re-attached (not restarted), its logs keep
 // flowing, and the restarted client stops and removes it.
 func TestDockerClientRestartReattaches(t *testing.T) {
+	id := uniqueID("e2e-docker-reattach")
 	ensureTestImage(t)
-	dir := filepath.Join(t.TempDir(), "docker-restarter")
+	dir := filepath.Join(agentsDir(t), "docker-restarter")
 	dc := `datacenter = "dc-docker-restart"`
 	c, err := startAgent(dir, false, dev.rpcAddr, dc)
 	if err != nil {
@@ -31,20 +32,20 @@ func TestDockerClientRestartReattaches(t *testing.T) {
 	if err := c.waitReady(2, 30*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	job := strings.Replace(dockerJob("e2e-docker-reattach", "service", "", "",
+	job := strings.Replace(dockerJob(id, "service", "", "",
 		"trap 'exit 0' TERM; while true; do echo tick; sleep 0.1; done"),
 		`type = "service"`, `type = "service"`+"\n  datacenters = [\"dc-docker-restart\"]", 1)
 	t.Cleanup(func() {
-		nomadish(t, "job", "stop", "-purge", "e2e-docker-reattach")
-		removeJobContainers(t, "e2e-docker-reattach")
+		nomadish(t, "job", "stop", "-purge", id)
+		removeJobContainers(t, id)
 	})
 	start := time.Now()
 	if r := nomadish(t, "job", "run", "-detach", writeFile(t, "docker-reattach.nomad.hcl", job)); r.code != 0 {
 		t.Fatalf("job run: %v", r)
 	}
-	allocs := waitAllocs(t, "e2e-docker-reattach", 1, "running", func(a allocRow) bool { return a.ClientStatus == "running" })
+	allocs := waitAllocs(t, id, 1, "running", func(a allocRow) bool { return a.ClientStatus == "running" })
 	t.Logf("job run -> running: %v", time.Since(start))
-	container := jobContainers(t, "e2e-docker-reattach")
+	container := jobContainers(t, id)
 	if container == "" || strings.Contains(container, "\n") {
 		t.Fatalf("want one container, got %q", container)
 	}
@@ -53,7 +54,7 @@ func TestDockerClientRestartReattaches(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-c.done
-	if got := jobContainers(t, "e2e-docker-reattach"); got != container || !containerRunning(t, container) {
+	if got := jobContainers(t, id); got != container || !containerRunning(t, container) {
 		t.Fatalf("container %s not running after its client died (containers: %q)", container, got)
 	}
 
@@ -62,15 +63,15 @@ func TestDockerClientRestartReattaches(t *testing.T) {
 		t.Fatal(err)
 	}
 	expectReattached(t, c, allocs[0].ID)
-	if got := jobContainers(t, "e2e-docker-reattach"); got != container {
+	if got := jobContainers(t, id); got != container {
 		t.Fatalf("containers after the restart %q, want the same %s", got, container)
 	}
 
-	if r := nomadish(t, "job", "stop", "e2e-docker-reattach"); r.code != 0 {
+	if r := nomadish(t, "job", "stop", id); r.code != 0 {
 		t.Fatalf("job stop: %v", r)
 	}
 	eventually(t, 30*time.Second, "container removed by the restarted client", func() (bool, string) {
-		out := jobContainers(t, "e2e-docker-reattach")
+		out := jobContainers(t, id)
 		return out == "", out
 	})
 }

@@ -10,10 +10,11 @@ import (
 // naming the option, and no container is created for it.
 func TestDockerHostPathEscapeFailsTheTask(t *testing.T) {
 	ensureTestImage(t)
-	for id, cfg := range map[string]string{
+	for base, cfg := range map[string]string{
 		"e2e-docker-escape-volume": `volumes = ["../../../../../../:/hostroot"]`,
 		"e2e-docker-escape-mount":  "mount {\n          type   = \"bind\"\n          source = \"../../..\"\n          target = \"/hostroot\"\n        }",
 	} {
+		id := uniqueID(base)
 		job := strings.Replace(dockerJob(id, "batch", `restart {
       attempts = 0
       mode     = "fail"

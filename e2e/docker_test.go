@@ -52,11 +52,12 @@ func ensureTestImage(t *testing.T) {
 
 // A batch job with driver docker completes and its output is in alloc logs.
 func TestDockerBatchJobRunsAndLogs(t *testing.T) {
+	id := uniqueID("e2e-docker")
 	ensureTestImage(t)
-	path := writeFile(t, "docker.nomad.hcl", dockerJob("e2e-docker", "batch", "", "", "echo hello-docker"))
+	path := writeFile(t, "docker.nomad.hcl", dockerJob(id, "batch", "", "", "echo hello-docker"))
 	t.Cleanup(func() {
-		nomadish(t, "job", "stop", "-purge", "e2e-docker")
-		removeJobContainers(t, "e2e-docker")
+		nomadish(t, "job", "stop", "-purge", id)
+		removeJobContainers(t, id)
 	})
 	start := time.Now()
 	r := nomadish(t, "job", "run", path)
@@ -64,7 +65,7 @@ func TestDockerBatchJobRunsAndLogs(t *testing.T) {
 		t.Fatalf("job run: %v", r)
 	}
 	short := createdAlloc.FindStringSubmatch(r.out)[1]
-	waitAllocs(t, "e2e-docker", 1, "complete", func(a allocRow) bool { return a.ClientStatus == "complete" })
+	waitAllocs(t, id, 1, "complete", func(a allocRow) bool { return a.ClientStatus == "complete" })
 	t.Logf("job run -> complete: %v", time.Since(start))
 	if r := nomadish(t, "alloc", "logs", short, "t"); r.code != 0 || r.out != "hello-docker\n" {
 		t.Fatalf("alloc logs: %v", r)
@@ -73,7 +74,7 @@ func TestDockerBatchJobRunsAndLogs(t *testing.T) {
 		t.Fatalf("alloc status: %v", r)
 	}
 	// The batch task's container is removed once the alloc is done with.
-	if r := nomadish(t, "job", "stop", "-purge", "e2e-docker"); r.code != 0 {
+	if r := nomadish(t, "job", "stop", "-purge", id); r.code != 0 {
 		t.Fatalf("job stop -purge: %v", r)
 	}
 }
@@ -81,20 +82,21 @@ func TestDockerBatchJobRunsAndLogs(t *testing.T) {
 // A service job whose container listens on the group port's `to`: the
 // dynamic host port reaches it.
 func TestDockerPortMapping(t *testing.T) {
+	id := uniqueID("e2e-docker-port")
 	ensureTestImage(t)
 	script := `mkdir -p /tmp/www; echo hi-port > /tmp/www/index.html; echo addr=$NOMAD_HOST_ADDR_http; exec /bin/busybox httpd -f -p 8080 -h /tmp/www`
-	job := dockerJob("e2e-docker-port", "service", `network {
+	job := dockerJob(id, "service", `network {
       port "http" { to = 8080 }
     }`, `"http"`, script)
 	path := writeFile(t, "docker-port.nomad.hcl", job)
 	t.Cleanup(func() {
-		nomadish(t, "job", "stop", "-purge", "e2e-docker-port")
-		removeJobContainers(t, "e2e-docker-port")
+		nomadish(t, "job", "stop", "-purge", id)
+		removeJobContainers(t, id)
 	})
 	if r := nomadish(t, "job", "run", "-detach", path); r.code != 0 {
 		t.Fatalf("job run: %v", r)
 	}
-	allocs := waitAllocs(t, "e2e-docker-port", 1, "running", func(a allocRow) bool { return a.ClientStatus == "running" })
+	allocs := waitAllocs(t, id, 1, "running", func(a allocRow) bool { return a.ClientStatus == "running" })
 	short := allocs[0].ID[:8]
 	line := regexp.MustCompile(`addr=([0-9.]+:\d+)`)
 	var logs result
@@ -117,7 +119,7 @@ func TestDockerPortMapping(t *testing.T) {
 	if body != "hi-port\n" {
 		t.Fatalf("GET %s = %q", url, body)
 	}
-	stopDockerJob(t, "e2e-docker-port")
+	stopDockerJob(t, id)
 }
 
 // stopDockerJob stops the job, waits until its containers are gone, then
@@ -157,16 +159,17 @@ func removeJobContainers(t *testing.T, id string) {
 
 // A missing image fails the task with a Driver Failure event naming the pull.
 func TestDockerPullFailureEvent(t *testing.T) {
-	job := strings.Replace(dockerJob("e2e-docker-pull", "batch", `restart {
+	id := uniqueID("e2e-docker-pull")
+	job := strings.Replace(dockerJob(id, "batch", `restart {
       attempts = 0
       mode     = "fail"
     }`, "", "true"), dockertest.Image, "127.0.0.1:1/nomadish/missing:1", 1)
 	path := writeFile(t, "docker-pull.nomad.hcl", job)
-	t.Cleanup(func() { nomadish(t, "job", "stop", "-purge", "e2e-docker-pull") })
+	t.Cleanup(func() { nomadish(t, "job", "stop", "-purge", id) })
 	if r := nomadish(t, "job", "run", "-detach", path); r.code != 0 {
 		t.Fatalf("job run: %v", r)
 	}
-	allocs := waitAllocs(t, "e2e-docker-pull", 1, "failed", func(a allocRow) bool { return a.ClientStatus == "failed" })
+	allocs := waitAllocs(t, id, 1, "failed", func(a allocRow) bool { return a.ClientStatus == "failed" })
 	st := nomadish(t, "alloc", "status", allocs[0].ID[:8])
 	if st.code != 0 || !strings.Contains(st.out, "Driver Failure") || !strings.Contains(st.out, "Failed to pull `127.0.0.1:1/nomadish/missing:1`") {
 		t.Fatalf("alloc status: %v", st)

@@ -40,7 +40,7 @@ const (
 // stays under floodMaxRSS, and answers every blocking query once a job is
 // registered.
 func TestFloodIdleConnectionsAndBlockingQueries(t *testing.T) {
-	dir := t.TempDir()
+	dir := agentsDir(t)
 	a, err := startAgent(filepath.Join(dir, "flood"), true, "", "log_level = \"WARN\"")
 	if err != nil {
 		t.Fatal(err)

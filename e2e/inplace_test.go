@@ -8,8 +8,8 @@ import (
 )
 
 // inplaceJob is a raw_exec service job of one alloc asking memory MB.
-func inplaceJob(memory int) string {
-	return fmt.Sprintf(`job "e2e-inplace" {
+func inplaceJob(id string, memory int) string {
+	return fmt.Sprintf(`job %q {
   type = "service"
   group "g" {
     update {
@@ -30,7 +30,7 @@ func inplaceJob(memory int) string {
     }
   }
 }
-`, memory)
+`, id, memory)
 }
 
 type inplaceAlloc struct {
@@ -49,13 +49,14 @@ type inplaceAlloc struct {
 // the same alloc keeps running, without a restart, now holding 96 MB, and
 // its task records the update.
 func TestInPlaceResourceUpdate(t *testing.T) {
-	t.Cleanup(func() { nomadish(t, "job", "stop", "-purge", "e2e-inplace") })
-	if r := nomadish(t, "job", "run", writeFile(t, "inplace.nomad.hcl", inplaceJob(64))); r.code != 0 {
+	id := uniqueID("e2e-inplace")
+	t.Cleanup(func() { nomadish(t, "job", "stop", "-purge", id) })
+	if r := nomadish(t, "job", "run", writeFile(t, "inplace.nomad.hcl", inplaceJob(id, 64))); r.code != 0 {
 		t.Fatalf("job run: %v", r)
 	}
-	first := waitAllocs(t, "e2e-inplace", 1, "running", func(a allocRow) bool { return a.ClientStatus == "running" })[0]
+	first := waitAllocs(t, id, 1, "running", func(a allocRow) bool { return a.ClientStatus == "running" })[0]
 
-	path := writeFile(t, "inplace2.nomad.hcl", inplaceJob(96))
+	path := writeFile(t, "inplace2.nomad.hcl", inplaceJob(id, 96))
 	if r := nomadish(t, "job", "plan", path); r.code != 1 || !strings.Contains(r.out, "1 in-place update") {
 		t.Fatalf("job plan: %v", r)
 	}
@@ -64,7 +65,7 @@ func TestInPlaceResourceUpdate(t *testing.T) {
 	}
 	var a inplaceAlloc
 	eventually(t, 30*time.Second, "the alloc to run version 1 with 96 MB", func() (bool, string) {
-		allocs := jobAllocs(t, "e2e-inplace")
+		allocs := jobAllocs(t, id)
 		if len(allocs) != 1 || allocs[0].ID != first.ID {
 			return false, fmt.Sprintf("allocs %+v, want only %s", allocs, first.ID)
 		}
@@ -80,7 +81,7 @@ func TestInPlaceResourceUpdate(t *testing.T) {
 	if ts := a.TaskStates["t"]; ts.Restarts != 0 || ts.Events[len(ts.Events)-1].DisplayMessage != "Task resources updated" {
 		t.Fatalf("task state %+v", ts)
 	}
-	if r := nomadish(t, "job", "stop", "-purge", "e2e-inplace"); r.code != 0 {
+	if r := nomadish(t, "job", "stop", "-purge", id); r.code != 0 {
 		t.Fatalf("job stop -purge: %v", r)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -72,14 +73,15 @@ func waitAllocs(t *testing.T, id string, want int, what string, ok func(a allocR
 var createdAlloc = regexp.MustCompile(`Allocation "([0-9a-f]{8})" created: node "[0-9a-f]{8}", group "g"`)
 
 func TestBatchJobRunsAndLogs(t *testing.T) {
-	path := writeFile(t, "batch.nomad.hcl", rawExecJob("e2e-batch", "batch", "/bin/echo", []string{"hello"}, 32))
+	id := uniqueID("e2e-batch")
+	path := writeFile(t, "batch.nomad.hcl", rawExecJob(id, "batch", "/bin/echo", []string{"hello"}, 32))
 	start := time.Now()
 	r := nomadish(t, "job", "run", path)
 	if r.code != 0 || !strings.Contains(r.out, `==> Monitoring evaluation "`) || !createdAlloc.MatchString(r.out) {
 		t.Fatalf("job run: %v", r)
 	}
 	short := createdAlloc.FindStringSubmatch(r.out)[1]
-	waitAllocs(t, "e2e-batch", 1, "complete", func(a allocRow) bool { return a.ClientStatus == "complete" })
+	waitAllocs(t, id, 1, "complete", func(a allocRow) bool { return a.ClientStatus == "complete" })
 	t.Logf("job run -> complete: %v", time.Since(start))
 
 	if r := nomadish(t, "alloc", "logs", short, "t"); r.code != 0 || r.out != "hello\n" {
@@ -92,20 +94,21 @@ func TestBatchJobRunsAndLogs(t *testing.T) {
 		!strings.Contains(r.out, "Exit Code: 0") {
 		t.Fatalf("alloc status: %v", r)
 	}
-	r = nomadish(t, "job", "status", "e2e-batch")
+	r = nomadish(t, "job", "status", id)
 	if r.code != 0 || !regexp.MustCompile(short+`\s+[0-9a-f]{8}\s+g\s+run\s+complete\s+\d+s ago`).MatchString(r.out) {
 		t.Fatalf("job status: %v", r)
 	}
-	if r := nomadish(t, "status"); r.code != 0 || !regexp.MustCompile(`e2e-batch\s+batch\s+50`).MatchString(r.out) {
+	if r := nomadish(t, "status"); r.code != 0 || !regexp.MustCompile(regexp.QuoteMeta(id)+`\s+batch\s+50`).MatchString(r.out) {
 		t.Fatalf("status: %v", r)
 	}
-	if r := nomadish(t, "job", "inspect", "e2e-batch"); r.code != 0 || !strings.Contains(r.out, `"ID": "e2e-batch"`) {
+	if r := nomadish(t, "job", "inspect", id); r.code != 0 || !strings.Contains(r.out, `"ID": "`+id+`"`) {
 		t.Fatalf("job inspect: %v", r)
 	}
 }
 
 func TestServiceJobRunsAndStops(t *testing.T) {
-	job := rawExecJob("e2e-service", "service", "/bin/sh", []string{"-c", "while true; do sleep 0.1; done"}, 32)
+	id := uniqueID("e2e-service")
+	job := rawExecJob(id, "service", "/bin/sh", []string{"-c", "while true; do sleep 0.1; done"}, 32)
 	path := writeFile(t, "service.nomad.hcl", job)
 	if r := nomadish(t, "job", "plan", path); r.code != 1 || !strings.Contains(r.out, `Task Group: "g" (1 create)`) {
 		t.Fatalf("job plan of a new job: %v", r)
@@ -113,37 +116,38 @@ func TestServiceJobRunsAndStops(t *testing.T) {
 	if r := nomadish(t, "job", "run", path); r.code != 0 || !createdAlloc.MatchString(r.out) {
 		t.Fatalf("job run: %v", r)
 	}
-	waitAllocs(t, "e2e-service", 1, "running", func(a allocRow) bool { return a.ClientStatus == "running" })
-	if r := nomadish(t, "job", "status", "e2e-service"); r.code != 0 || !regexp.MustCompile(`g\s+run\s+running`).MatchString(r.out) {
+	waitAllocs(t, id, 1, "running", func(a allocRow) bool { return a.ClientStatus == "running" })
+	if r := nomadish(t, "job", "status", id); r.code != 0 || !regexp.MustCompile(`g\s+run\s+running`).MatchString(r.out) {
 		t.Fatalf("job status: %v", r)
 	}
 	if r := nomadish(t, "job", "plan", path); r.code != 0 || !strings.Contains(r.out, `(1 ignore)`) {
 		t.Fatalf("job plan of an unchanged job: %v", r)
 	}
-	r := nomadish(t, "job", "stop", "e2e-service")
+	r := nomadish(t, "job", "stop", id)
 	if r.code != 0 || !strings.Contains(r.out, `finished with status "complete"`) {
 		t.Fatalf("job stop: %v", r)
 	}
-	waitAllocs(t, "e2e-service", 1, "stopped", func(a allocRow) bool {
+	waitAllocs(t, id, 1, "stopped", func(a allocRow) bool {
 		return a.DesiredStatus == "stop" && a.ClientStatus == "complete"
 	})
-	if r := nomadish(t, "job", "status", "e2e-service"); r.code != 0 || !strings.Contains(r.out, "dead") {
+	if r := nomadish(t, "job", "status", id); r.code != 0 || !strings.Contains(r.out, "dead") {
 		t.Fatalf("job status after stop: %v", r)
 	}
 }
 
 func TestJobThatCannotFitExits2(t *testing.T) {
-	path := writeFile(t, "huge.nomad.hcl", rawExecJob("e2e-huge", "service", "/bin/sleep", []string{"60"}, 10000000))
+	id := uniqueID("e2e-huge")
+	path := writeFile(t, "huge.nomad.hcl", rawExecJob(id, "service", "/bin/sleep", []string{"60"}, 10000000))
 	r := nomadish(t, "job", "run", path)
 	if r.code != 2 || !strings.Contains(r.out, "failed to place all allocations") ||
 		!strings.Contains(r.out, `Dimension "memory" exhausted on 1 nodes`) ||
 		!strings.Contains(r.out, "waiting for additional capacity to place remainder") {
 		t.Fatalf("job run: %v", r)
 	}
-	if n := len(jobAllocs(t, "e2e-huge")); n != 0 {
+	if n := len(jobAllocs(t, id)); n != 0 {
 		t.Fatalf("%d allocations placed", n)
 	}
-	if r := nomadish(t, "job", "stop", "-purge", "e2e-huge"); r.code != 0 {
+	if r := nomadish(t, "job", "stop", "-purge", id); r.code != 0 {
 		t.Fatalf("job stop: %v", r)
 	}
 }
@@ -211,8 +215,9 @@ func TestValidateVersionAndUsage(t *testing.T) {
 }
 
 func TestAllocLogsFollowAndStderr(t *testing.T) {
+	id := uniqueID("e2e-follow")
 	script := "echo out1; echo err1 >&2; sleep 0.5; echo out2"
-	path := writeFile(t, "follow.nomad.hcl", rawExecJob("e2e-follow", "batch", "/bin/sh", []string{"-c", script}, 32))
+	path := writeFile(t, "follow.nomad.hcl", rawExecJob(id, "batch", "/bin/sh", []string{"-c", script}, 32))
 	r := nomadish(t, "job", "run", path)
 	if r.code != 0 || !createdAlloc.MatchString(r.out) {
 		t.Fatalf("job run: %v", r)
@@ -228,4 +233,17 @@ func TestAllocLogsFollowAndStderr(t *testing.T) {
 	if r := nomadish(t, "alloc", "logs", "-tail", "-n", "1", short); r.code != 0 || r.out != "out2\n" {
 		t.Fatalf("alloc logs -tail -n 1: %v", r)
 	}
+}
+
+// idSeq numbers the IDs uniqueID hands out.
+var idSeq atomic.Int64
+
+// uniqueID returns base with a suffix no other call in this test binary
+// gets ("-001", "-002", ...), for the job IDs and node names of tests on
+// the dev agent. It serves every test of the run, and the allocations of a
+// stopped, even purged, job stay listed under its ID (a stopped node under
+// its name): a test repeated by -count must not find the last iteration's.
+// The fixed width keeps one ID from being a prefix of another.
+func uniqueID(base string) string {
+	return fmt.Sprintf("%s-%03d", base, idSeq.Add(1))
 }

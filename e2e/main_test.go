@@ -29,13 +29,21 @@ func TestMain(m *testing.M) {
 	os.Exit(testMain(m))
 }
 
-func testMain(m *testing.M) int {
+func testMain(m *testing.M) (code int) {
 	tmp, err := os.MkdirTemp("", "nomadish-e2e")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
 		return 1
 	}
 	defer os.RemoveAll(tmp)
+	// Runs after dev.stop (deferred later, run earlier): every agent is
+	// down, so whatever of this run still runs outlived its test.
+	defer func() {
+		if err := checkLeftovers(tmp); err != nil {
+			fmt.Fprintln(os.Stderr, "e2e:", err)
+			code = 1
+		}
+	}()
 	bin = filepath.Join(tmp, "nomadish")
 	if err := buildBinary(bin); err != nil {
 		fmt.Fprintln(os.Stderr, "e2e: building nomadish:", err)
@@ -51,7 +59,7 @@ func testMain(m *testing.M) int {
 		fmt.Fprintf(os.Stderr, "e2e: %v\nagent log:\n%s\n", err, dev.logTail())
 		return 1
 	}
-	code := m.Run()
+	code = m.Run()
 	if code != 0 {
 		fmt.Fprintf(os.Stderr, "dev agent log (tail):\n%s\n", dev.logTail())
 	}
@@ -125,9 +133,8 @@ func startAgent(dir string, devMode bool, servers string, extra ...string) (*age
 	if err != nil {
 		return nil, err
 	}
-	a.cmd = exec.Command(bin, append(args, "-config", cfgPath)...)
+	a.cmd = agentCommand(dir, append([]string{bin}, append(args, "-config", cfgPath)...)...)
 	a.cmd.Stdout, a.cmd.Stderr = logf, logf
-	a.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := a.cmd.Start(); err != nil {
 		logf.Close()
 		return nil, err

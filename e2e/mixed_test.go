@@ -18,7 +18,7 @@ import (
 
 // mixedJob is one group with a process (exec), a container (docker) and a
 // virtual machine (qemu) side by side, on the datacenter dc.
-const mixedJob = `job "e2e-mixed" {
+const mixedJob = `job %q {
   datacenters = [%q]
   group "g" {
     task "proc" {
@@ -71,12 +71,13 @@ const mixedJob = `job "e2e-mixed" {
 // pid, same container, same qemu pid, one Started event each), their logs
 // keep flowing, and stopping the job ends all three.
 func TestMixedDriversOneGroupSurviveClientRestart(t *testing.T) {
+	id := uniqueID("e2e-mixed")
 	ensureTestImage(t)
 	kernel, err := qemutest.Kernel()
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := filepath.Join(t.TempDir(), "mixed")
+	dir := filepath.Join(agentsDir(t), "mixed")
 	initrd := filepath.Join(qemuImageDir, "mixed-initrd.gz")
 	if err := os.MkdirAll(qemuImageDir, 0o755); err != nil {
 		t.Fatal(err)
@@ -100,16 +101,16 @@ func TestMixedDriversOneGroupSurviveClientRestart(t *testing.T) {
 	if err := c.waitReady(2, 30*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	job := fmt.Sprintf(mixedJob, dc, marker, dockertest.Image, kernel, initrd)
+	job := fmt.Sprintf(mixedJob, id, dc, marker, dockertest.Image, kernel, initrd)
 	t.Cleanup(func() {
-		nomadish(t, "job", "stop", "-purge", "e2e-mixed")
-		removeJobContainers(t, "e2e-mixed")
+		nomadish(t, "job", "stop", "-purge", id)
+		removeJobContainers(t, id)
 	})
 	start := time.Now()
 	if r := nomadish(t, "job", "run", "-detach", writeFile(t, "mixed.nomad.hcl", job)); r.code != 0 {
 		t.Fatalf("job run: %v", r)
 	}
-	allocs := waitAllocs(t, "e2e-mixed", 1, "running", func(a allocRow) bool { return a.ClientStatus == "running" })
+	allocs := waitAllocs(t, id, 1, "running", func(a allocRow) bool { return a.ClientStatus == "running" })
 	t.Logf("job run -> running: %v", time.Since(start))
 	alloc := allocs[0].ID
 	eventually(t, 90*time.Second, "every task's first output", func() (bool, string) {
@@ -118,7 +119,7 @@ func TestMixedDriversOneGroupSurviveClientRestart(t *testing.T) {
 			fmt.Sprintf("proc %q; vm %q", p, v)
 	})
 	t.Logf("job run -> output of all three tasks: %v", time.Since(start))
-	procPid, vmPID, box := cmdlinePid(marker), vmPid(initrd), jobContainers(t, "e2e-mixed")
+	procPid, vmPID, box := cmdlinePid(marker), vmPid(initrd), jobContainers(t, id)
 	if procPid == 0 || vmPID == 0 || box == "" || strings.Contains(box, "\n") {
 		t.Fatalf("exec pid %d, qemu pid %d, containers %q", procPid, vmPID, box)
 	}
@@ -133,15 +134,15 @@ func TestMixedDriversOneGroupSurviveClientRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	expectTasksReattached(t, c, alloc, map[string]string{"proc": "tick\n", "box": "tick\n", "vm": qemutest.Tick})
-	if p, v, b := cmdlinePid(marker), vmPid(initrd), jobContainers(t, "e2e-mixed"); p != procPid || v != vmPID || b != box {
+	if p, v, b := cmdlinePid(marker), vmPid(initrd), jobContainers(t, id); p != procPid || v != vmPID || b != box {
 		t.Fatalf("after the restart: exec pid %d (was %d), qemu pid %d (was %d), container %q (was %q)", p, procPid, v, vmPID, b, box)
 	}
 
-	if r := nomadish(t, "job", "stop", "e2e-mixed"); r.code != 0 {
+	if r := nomadish(t, "job", "stop", id); r.code != 0 {
 		t.Fatalf("job stop: %v", r)
 	}
 	eventually(t, 30*time.Second, "all three tasks ended", func() (bool, string) {
-		p, v, b := cmdlinePid(marker), vmPid(initrd), jobContainers(t, "e2e-mixed")
+		p, v, b := cmdlinePid(marker), vmPid(initrd), jobContainers(t, id)
 		return p == 0 && v == 0 && b == "", fmt.Sprintf("exec pid %d, qemu pid %d, containers %q", p, v, b)
 	})
 }

@@ -21,7 +21,7 @@ import (
 // answers.
 func TestNodeIntroductionAndSnapshotBomb(t *testing.T) {
 	const token = "e2e-intro-token-0123456789"
-	base := t.TempDir()
+	base := agentsDir(t)
 	intro := "server {\n  client_introduction {\n    enforcement = \"strict\"\n    tokens = [\"" + token + "\"]\n  }\n}\n"
 	srv, err := startAgent(filepath.Join(base, "server"), true, "", intro, "client {\n  intro_token = \""+token+"\"\n}\n")
 	if err != nil {

@@ -13,7 +13,7 @@ import (
 // coresJob is one group on the dev node's datacenter with an exec task and
 // a docker task, each reserving one whole core and printing the cores it
 // may run on and NOMAD_CPU_CORES.
-const coresJob = `job "e2e-cores" {
+const coresJob = `job %q {
   datacenters = ["dc1"]
   group "g" {
     task "proc" {
@@ -53,6 +53,7 @@ const coresJob = `job "e2e-cores" {
 // (Cpus_allowed_list inside the task), NOMAD_CPU_CORES names it, and a
 // second such job cannot be placed: the cores are exhausted.
 func TestReservedCoresArePinned(t *testing.T) {
+	id, id2 := uniqueID("e2e-cores"), uniqueID("e2e-cores-2")
 	ensureTestImage(t)
 	node := firstNode(t)
 	eventually(t, 30*time.Second, "the dev node free of other allocations", func() (bool, string) {
@@ -68,16 +69,16 @@ func TestReservedCoresArePinned(t *testing.T) {
 		}
 		return len(live) == 0, strings.Join(live, ",")
 	})
-	path := writeFile(t, "cores.nomad.hcl", fmt.Sprintf(coresJob, dockertest.Image))
+	path := writeFile(t, "cores.nomad.hcl", fmt.Sprintf(coresJob, id, dockertest.Image))
 	t.Cleanup(func() {
-		nomadish(t, "job", "stop", "-purge", "e2e-cores")
-		nomadish(t, "job", "stop", "-purge", "e2e-cores-2")
-		removeJobContainers(t, "e2e-cores")
+		nomadish(t, "job", "stop", "-purge", id)
+		nomadish(t, "job", "stop", "-purge", id2)
+		removeJobContainers(t, id)
 	})
 	if r := nomadish(t, "job", "run", "-detach", path); r.code != 0 {
 		t.Fatalf("job run: %v", r)
 	}
-	allocs := waitAllocs(t, "e2e-cores", 1, "running", func(a allocRow) bool { return a.ClientStatus == "running" })
+	allocs := waitAllocs(t, id, 1, "running", func(a allocRow) bool { return a.ClientStatus == "running" })
 	var alloc struct {
 		AllocatedResources struct {
 			Tasks map[string]struct{ Cpu struct{ ReservedCores []int } }
@@ -104,7 +105,7 @@ func TestReservedCoresArePinned(t *testing.T) {
 		t.Fatalf("both tasks hold core %d", got[0])
 	}
 
-	second := strings.Replace(fmt.Sprintf(coresJob, dockertest.Image), `job "e2e-cores"`, `job "e2e-cores-2"`, 1)
+	second := fmt.Sprintf(coresJob, id2, dockertest.Image)
 	r := nomadish(t, "job", "run", writeFile(t, "cores2.nomad.hcl", second))
 	if r.code != 2 || !strings.Contains(r.out, `"cores" exhausted`) {
 		t.Fatalf("second job on a node without free cores: %v (want exit 2, cores exhausted)", r)

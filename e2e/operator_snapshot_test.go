@@ -18,7 +18,7 @@ func TestOperatorSnapshotRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
+	dir := agentsDir(t)
 	httpAddr, rpcAddr := fmt.Sprintf("127.0.0.1:%d", ports[0]), fmt.Sprintf("127.0.0.1:%d", ports[1])
 	cfg := serverAgentConfig(dir, "snap1", "127.0.0.1", ports[0], ports[1], ports[2], 1, nil)
 	p, err := startServerAgent(dir, "snap1", httpAddr, rpcAddr, cfg)

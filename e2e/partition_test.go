@@ -213,7 +213,7 @@ func startNetnsCluster(t *testing.T, lab *netLab, n int) (servers []*serverProc,
 		nss[i], ips[i] = lab.addServer(i + 1)
 		join = append(join, ips[i]+":4648")
 	}
-	base := t.TempDir() // before the Cleanup below, so it is removed after the servers stop
+	base := agentsDir(t) // before the Cleanup below, so it is removed after the servers stop
 	servers = make([]*serverProc, n)
 	t.Cleanup(func() { // registered after the lab's: runs first, before the namespaces go
 		for _, p := range servers {

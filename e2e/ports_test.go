@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -8,7 +9,7 @@ import (
 	"time"
 )
 
-const portsJob = `job "e2e-ports" {
+const portsJob = `job %q {
   group "g" {
     network {
       port "http" {}
@@ -33,14 +34,15 @@ const portsJob = `job "e2e-ports" {
 // node's range, the task sees it in NOMAD_PORT_http (and ${...} interpolation
 // of the config), and `alloc status` lists the address.
 func TestDynamicPortReachesTask(t *testing.T) {
-	path := writeFile(t, "ports.nomad.hcl", portsJob)
-	t.Cleanup(func() { nomadish(t, "job", "stop", "-purge", "e2e-ports") })
+	id := uniqueID("e2e-ports")
+	path := writeFile(t, "ports.nomad.hcl", fmt.Sprintf(portsJob, id))
+	t.Cleanup(func() { nomadish(t, "job", "stop", "-purge", id) })
 	start := time.Now()
 	// -detach: the monitor would wait for the deployment's min_healthy_time.
 	if r := nomadish(t, "job", "run", "-detach", path); r.code != 0 {
 		t.Fatalf("job run: %v", r)
 	}
-	allocs := waitAllocs(t, "e2e-ports", 1, "running", func(a allocRow) bool { return a.ClientStatus == "running" })
+	allocs := waitAllocs(t, id, 1, "running", func(a allocRow) bool { return a.ClientStatus == "running" })
 	short := allocs[0].ID[:8]
 	t.Logf("running after %v", time.Since(start))
 
@@ -63,7 +65,7 @@ func TestDynamicPortReachesTask(t *testing.T) {
 		!regexp.MustCompile(`\*http\s+yes\s+`+regexp.QuoteMeta(addr)).MatchString(st.out) {
 		t.Fatalf("alloc status lacks the address %s: %v", addr, st)
 	}
-	if r := nomadish(t, "job", "stop", "-purge", "e2e-ports"); r.code != 0 {
+	if r := nomadish(t, "job", "stop", "-purge", id); r.code != 0 {
 		t.Fatalf("job stop: %v", r)
 	}
 }

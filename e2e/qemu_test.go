@@ -75,15 +75,16 @@ const qemuJob = `job %q {
 // through the qemu plugin of the dev agent: the serial console reaches
 // `alloc logs`, and stopping the job ends the VM.
 func TestQemuServiceJob(t *testing.T) {
-	job, initrd := qemuGuest(t, "service-initrd.gz", "e2e-qemu")
+	id := uniqueID("e2e-qemu")
+	job, initrd := qemuGuest(t, "service-initrd.gz", id)
 	requireQemuNode(t)
 	path := writeFile(t, "qemu.nomad.hcl", job)
-	t.Cleanup(func() { nomadish(t, "job", "stop", "-purge", "e2e-qemu") })
+	t.Cleanup(func() { nomadish(t, "job", "stop", "-purge", id) })
 	start := time.Now()
 	if r := nomadish(t, "job", "run", "-detach", path); r.code != 0 {
 		t.Fatalf("job run: %v", r)
 	}
-	allocs := waitAllocs(t, "e2e-qemu", 1, "running", func(a allocRow) bool { return a.ClientStatus == "running" })
+	allocs := waitAllocs(t, id, 1, "running", func(a allocRow) bool { return a.ClientStatus == "running" })
 	t.Logf("job run -> running: %v", time.Since(start))
 	short := allocs[0].ID[:8]
 	eventually(t, 90*time.Second, "the guest's marker in the task log", func() (bool, string) {
@@ -94,7 +95,7 @@ func TestQemuServiceJob(t *testing.T) {
 	if !vmRunning(initrd) {
 		t.Fatal("no qemu process booting the test initrd")
 	}
-	if r := nomadish(t, "job", "stop", "-purge", "e2e-qemu"); r.code != 0 {
+	if r := nomadish(t, "job", "stop", "-purge", id); r.code != 0 {
 		t.Fatalf("job stop: %v", r)
 	}
 	eventually(t, 30*time.Second, "the VM ended", func() (bool, string) { return !vmRunning(initrd), "qemu still running" })
@@ -145,7 +146,7 @@ func vmPid(initrd string) int {
 	return 0
 }
 
-const qemuRefusedJob = `job "e2e-qemu-refused" {
+const qemuRefusedJob = `job %q {
   type = "batch"
   group "g" {
     restart {
@@ -173,12 +174,13 @@ const qemuRefusedJob = `job "e2e-qemu-refused" {
 // A kernel outside the alloc dir and the plugin's image_paths is refused:
 // the task fails with a Driver Failure event naming image_paths.
 func TestQemuImagePathRefused(t *testing.T) {
-	path := writeFile(t, "qemu-refused.nomad.hcl", qemuRefusedJob)
-	t.Cleanup(func() { nomadish(t, "job", "stop", "-purge", "e2e-qemu-refused") })
+	id := uniqueID("e2e-qemu-refused")
+	path := writeFile(t, "qemu-refused.nomad.hcl", fmt.Sprintf(qemuRefusedJob, id))
+	t.Cleanup(func() { nomadish(t, "job", "stop", "-purge", id) })
 	if r := nomadish(t, "job", "run", "-detach", path); r.code != 0 {
 		t.Fatalf("job run: %v", r)
 	}
-	allocs := waitAllocs(t, "e2e-qemu-refused", 1, "failed", func(a allocRow) bool { return a.ClientStatus == "failed" })
+	allocs := waitAllocs(t, id, 1, "failed", func(a allocRow) bool { return a.ClientStatus == "failed" })
 	r := nomadish(t, "alloc", "status", allocs[0].ID[:8])
 	if r.code != 0 || !strings.Contains(r.out, "Driver Failure") || !strings.Contains(r.out, "image_paths") {
 		t.Fatalf("alloc status lacks the refusal: %v", r)
@@ -190,7 +192,8 @@ func TestQemuImagePathRefused(t *testing.T) {
 // (same qemu pid, one Started event), its console log keeps growing, and
 // the restarted client stops it.
 func TestQemuClientRestartReattaches(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "qemu-restarter")
+	id := uniqueID("e2e-qemu-reattach")
+	dir := filepath.Join(agentsDir(t), "qemu-restarter")
 	dc := `datacenter = "dc-qemu-restart"`
 	c, err := startAgent(dir, false, dev.rpcAddr, dc, qemuPluginBlock())
 	if err != nil {
@@ -206,14 +209,14 @@ func TestQemuClientRestartReattaches(t *testing.T) {
 	if err := c.waitReady(2, 30*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	job, initrd := qemuGuest(t, "restart-initrd.gz", "e2e-qemu-reattach")
+	job, initrd := qemuGuest(t, "restart-initrd.gz", id)
 	job = strings.Replace(job, `group "g" {`, "datacenters = [\"dc-qemu-restart\"]\n  group \"g\" {", 1)
 	start := time.Now()
 	if r := nomadish(t, "job", "run", "-detach", writeFile(t, "qemu-reattach.nomad.hcl", job)); r.code != 0 {
 		t.Fatalf("job run: %v", r)
 	}
-	t.Cleanup(func() { nomadish(t, "job", "stop", "-purge", "e2e-qemu-reattach") })
-	allocs := waitAllocs(t, "e2e-qemu-reattach", 1, "running", func(a allocRow) bool { return a.ClientStatus == "running" })
+	t.Cleanup(func() { nomadish(t, "job", "stop", "-purge", id) })
+	allocs := waitAllocs(t, id, 1, "running", func(a allocRow) bool { return a.ClientStatus == "running" })
 	eventually(t, 90*time.Second, "the guest's console ticks", func() (bool, string) {
 		return consoleTicks(c.addr, allocs[0].ID) > 0, "no ticks"
 	})
@@ -264,7 +267,7 @@ func TestQemuClientRestartReattaches(t *testing.T) {
 	if got := vmPid(initrd); got != pid {
 		t.Fatalf("VM restarted: qemu pid %d, was %d", got, pid)
 	}
-	if r := nomadish(t, "job", "stop", "e2e-qemu-reattach"); r.code != 0 {
+	if r := nomadish(t, "job", "stop", id); r.code != 0 {
 		t.Fatalf("job stop: %v", r)
 	}
 	eventually(t, 30*time.Second, "VM stopped by the restarted client", func() (bool, string) {

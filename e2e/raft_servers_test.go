@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -65,9 +64,8 @@ func (p *serverProc) start(httpAddr, rpcAddr string, prefix ...string) error {
 		return err
 	}
 	argv := append(append([]string{}, prefix...), bin, "agent", "-config", p.cfgPath)
-	a.cmd = exec.Command(argv[0], argv[1:]...)
+	a.cmd = agentCommand(p.dir, argv...)
 	a.cmd.Stdout, a.cmd.Stderr = logf, logf
-	a.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := a.cmd.Start(); err != nil {
 		logf.Close()
 		return err
@@ -139,7 +137,7 @@ func startRaftCluster(t *testing.T, n int, serverLines ...string) []*serverProc 
 	// The base dir comes before the Cleanup that stops the servers: cleanups
 	// run last-registered first, so the servers stop before their dirs are
 	// removed (a server still writing a snapshot made RemoveAll fail).
-	base := t.TempDir()
+	base := agentsDir(t)
 	servers := make([]*serverProc, 0, n)
 	t.Cleanup(func() {
 		for _, p := range servers {

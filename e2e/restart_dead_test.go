@@ -15,7 +15,8 @@ import (
 // task's end is reported (a Terminated event) and the task is restarted per
 // its restart policy (one restart, a new process), not left for dead.
 func TestTaskDiedWhileClientDownIsRestarted(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "dead-restarter")
+	id := uniqueID("e2e-dead")
+	dir := filepath.Join(agentsDir(t), "dead-restarter")
 	pidFile := filepath.Join(dir, "task.pid")
 	dc := `datacenter = "dc-dead"`
 	c, err := startAgent(dir, false, dev.rpcAddr, dc)
@@ -32,15 +33,15 @@ func TestTaskDiedWhileClientDownIsRestarted(t *testing.T) {
 	if err := c.waitReady(2, 30*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	job := rawExecJob("e2e-dead", "service", "/bin/sh",
+	job := rawExecJob(id, "service", "/bin/sh",
 		[]string{"-c", "echo $$ > " + pidFile + "; while true; do sleep 0.1; done"}, 32)
 	job = strings.Replace(job, `type = "service"`, `type = "service"`+"\n  datacenters = [\"dc-dead\"]", 1)
 	job = strings.Replace(job, `task "t" {`, "restart {\n      attempts = 2\n      delay    = \"1s\"\n      mode     = \"fail\"\n    }\n    task \"t\" {", 1)
 	if r := nomadish(t, "job", "run", "-detach", writeFile(t, "dead.nomad.hcl", job)); r.code != 0 {
 		t.Fatalf("job run: %v", r)
 	}
-	t.Cleanup(func() { nomadish(t, "job", "stop", "-purge", "e2e-dead") })
-	allocs := waitAllocs(t, "e2e-dead", 1, "running", func(a allocRow) bool { return a.ClientStatus == "running" })
+	t.Cleanup(func() { nomadish(t, "job", "stop", "-purge", id) })
+	allocs := waitAllocs(t, id, 1, "running", func(a allocRow) bool { return a.ClientStatus == "running" })
 	pid := readPid(t, pidFile)
 
 	if err := c.cmd.Process.Signal(syscall.SIGKILL); err != nil {

@@ -19,7 +19,8 @@ import (
 // "Started" event), and the restarted client still controls it (stopping
 // the job kills that process).
 func TestClientRestartReattaches(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "restarter")
+	id := uniqueID("e2e-reattach")
+	dir := filepath.Join(agentsDir(t), "restarter")
 	pidFile := filepath.Join(dir, "task.pid")
 	dc := `datacenter = "dc-restart"`
 	c, err := startAgent(dir, false, dev.rpcAddr, dc)
@@ -37,14 +38,14 @@ func TestClientRestartReattaches(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	job := strings.Replace(rawExecJob("e2e-reattach", "service", "/bin/sh",
+	job := strings.Replace(rawExecJob(id, "service", "/bin/sh",
 		[]string{"-c", "echo $$ > " + pidFile + "; while true; do echo tick; sleep 0.1; done"}, 32),
 		`type = "service"`, `type = "service"`+"\n  datacenters = [\"dc-restart\"]", 1)
 	if r := nomadish(t, "job", "run", writeFile(t, "reattach.nomad.hcl", job)); r.code != 0 {
 		t.Fatalf("job run: %v", r)
 	}
-	t.Cleanup(func() { nomadish(t, "job", "stop", "-purge", "e2e-reattach") })
-	allocs := waitAllocs(t, "e2e-reattach", 1, "running", func(a allocRow) bool { return a.ClientStatus == "running" })
+	t.Cleanup(func() { nomadish(t, "job", "stop", "-purge", id) })
+	allocs := waitAllocs(t, id, 1, "running", func(a allocRow) bool { return a.ClientStatus == "running" })
 	pid := readPid(t, pidFile)
 	// Tasks live in their own process groups: never leave one behind when the
 	// test fails half-way.
@@ -72,7 +73,7 @@ func TestClientRestartReattaches(t *testing.T) {
 		t.Fatalf("task %d not running after the client restart: %v", pid, err)
 	}
 
-	if r := nomadish(t, "job", "stop", "e2e-reattach"); r.code != 0 {
+	if r := nomadish(t, "job", "stop", id); r.code != 0 {
 		t.Fatalf("job stop: %v", r)
 	}
 	eventually(t, 30*time.Second, "task process killed by the restarted client", func() (bool, string) {

@@ -14,7 +14,8 @@ import (
 // stops it. The job is purged at the end so later tests (a second client
 // joins last) see no system job to place.
 func TestSystemJobRunsOnTheNode(t *testing.T) {
-	job := strings.Replace(rawExecJob("e2e-system", "system", "/bin/sh", []string{"-c", "while true; do sleep 0.1; done"}, 32),
+	id := uniqueID("e2e-system")
+	job := strings.Replace(rawExecJob(id, "system", "/bin/sh", []string{"-c", "while true; do sleep 0.1; done"}, 32),
 		`type = "system"`, `type = "system"`+"\n  datacenters = [\"dc1\"]", 1)
 	path := writeFile(t, "system.nomad.hcl", job)
 	// One create per ready node in dc1 (usually just the dev node).
@@ -24,14 +25,14 @@ func TestSystemJobRunsOnTheNode(t *testing.T) {
 	if r := nomadish(t, "job", "run", path); r.code != 0 || !createdAlloc.MatchString(r.out) {
 		t.Fatalf("job run: %v", r)
 	}
-	t.Cleanup(func() { nomadish(t, "job", "stop", "-purge", "e2e-system") })
+	t.Cleanup(func() { nomadish(t, "job", "stop", "-purge", id) })
 	devNode := firstNode(t)
 	// Other tests' client nodes may still count as ready in dc1 for a while
 	// (until their heartbeat TTL passes) and get an allocation too: look at
 	// the dev node's and check that no node has two.
 	var onDev allocRow
-	eventually(t, 30*time.Second, "e2e-system running on the dev node", func() (bool, string) {
-		allocs := jobAllocs(t, "e2e-system")
+	eventually(t, 30*time.Second, id+" running on the dev node", func() (bool, string) {
+		allocs := jobAllocs(t, id)
 		perNode := map[string]int{}
 		for _, a := range allocs {
 			perNode[a.NodeID]++
@@ -50,10 +51,10 @@ func TestSystemJobRunsOnTheNode(t *testing.T) {
 	if err := getJSON(dev.addr+"/v1/allocation/"+onDev.ID, &alloc); err != nil {
 		t.Fatal(err)
 	}
-	if alloc.Name != "e2e-system.g[0]" {
-		t.Fatalf("alloc name %q, want e2e-system.g[0]", alloc.Name)
+	if alloc.Name != id+".g[0]" {
+		t.Fatalf("alloc name %q, want %s.g[0]", alloc.Name, id)
 	}
-	if r := nomadish(t, "job", "status", "e2e-system"); r.code != 0 || !strings.Contains(r.out, "system") ||
+	if r := nomadish(t, "job", "status", id); r.code != 0 || !strings.Contains(r.out, "system") ||
 		!strings.Contains(r.out, "running") {
 		t.Fatalf("job status: %v", r)
 	}
@@ -65,16 +66,16 @@ func TestSystemJobRunsOnTheNode(t *testing.T) {
 	if r := nomadish(t, "job", "run", path); r.code != 0 {
 		t.Fatalf("job run again: %v", r)
 	}
-	for _, a := range jobAllocs(t, "e2e-system") {
+	for _, a := range jobAllocs(t, id) {
 		if a.NodeID == devNode && a.ID != onDev.ID {
 			t.Fatalf("after re-registering: a new allocation on the dev node: %+v", a)
 		}
 	}
-	if r := nomadish(t, "job", "stop", "e2e-system"); r.code != 0 {
+	if r := nomadish(t, "job", "stop", id); r.code != 0 {
 		t.Fatalf("job stop: %v", r)
 	}
-	eventually(t, 30*time.Second, "e2e-system stopped", func() (bool, string) {
-		allocs := jobAllocs(t, "e2e-system")
+	eventually(t, 30*time.Second, id+" stopped", func() (bool, string) {
+		allocs := jobAllocs(t, id)
 		for _, a := range allocs {
 			if a.DesiredStatus != "stop" || (a.NodeID == devNode && a.ClientStatus != "complete") {
 				return false, fmt.Sprintf("%+v", allocs)

@@ -45,7 +45,7 @@ func TestTaskEnvHoldsNoAgentCredentials(t *testing.T) {
 	for k, v := range leaks {
 		t.Setenv(k, v)
 	}
-	dir := t.TempDir()
+	dir := agentsDir(t)
 	a, err := startAgent(dir, true, "")
 	if err != nil {
 		t.Fatal(err)

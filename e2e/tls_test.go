@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -74,9 +73,8 @@ func startConfiguredAgent(t *testing.T, dir, body string) *agentProc {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a.cmd = exec.Command(bin, "agent", "-config", cfgPath)
+	a.cmd = agentCommand(dir, bin, "agent", "-config", cfgPath)
 	a.cmd.Stdout, a.cmd.Stderr = logf, logf
-	a.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := a.cmd.Start(); err != nil {
 		logf.Close()
 		t.Fatal(err)
@@ -118,7 +116,7 @@ func logHas(a *agentProc, s string) bool {
 func TestMutualTLS(t *testing.T) {
 	pki := t.TempDir()
 	tlsPKI(t, pki)
-	root := t.TempDir()
+	root := agentsDir(t)
 	srv := startConfiguredAgent(t, filepath.Join(root, "tlsserver"),
 		"server {\n  enabled = true\n  bootstrap_expect = 1\n}\n"+tlsBlock(pki, "global-server"))
 	clientCfg := func(certBase string) string {
@@ -273,7 +271,7 @@ func TestClusterRPCTLS(t *testing.T) {
 	}
 	body := fmt.Sprintf("client {\n  enabled = true\n  servers = [%s]\n}\nplugin \"raw_exec\" {\n  config {\n    enabled = true\n  }\n}\n%s",
 		strings.Join(rpcAddrs, ", "), rpcOnly("global-client"))
-	startConfiguredAgent(t, filepath.Join(t.TempDir(), "tlscluster-client"), body)
+	startConfiguredAgent(t, filepath.Join(agentsDir(t), "tlscluster-client"), body)
 
 	job := writeFile(t, "tlscluster.nomad.hcl", `job "tlscluster" {
   group "g" {

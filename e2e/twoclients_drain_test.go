@@ -19,9 +19,10 @@ import (
 // twoclients_test.go so that it runs after the tests that expect the dev
 // node to be the only one (or the first).
 func TestNodeDrainMigratesAllocs(t *testing.T) {
+	id := uniqueID("e2e-drain")
 	var agents []*agentProc
 	for _, name := range []string{"drain1", "drain2"} {
-		a, err := startAgent(filepath.Join(t.TempDir(), name), false, dev.rpcAddr, `datacenter = "dc-drain"`)
+		a, err := startAgent(filepath.Join(agentsDir(t), name), false, dev.rpcAddr, `datacenter = "dc-drain"`)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -32,7 +33,7 @@ func TestNodeDrainMigratesAllocs(t *testing.T) {
 		for _, id := range ids {
 			nomadish(t, "node", "eligibility", "-disable", id)
 		}
-		nomadish(t, "job", "stop", "-purge", "e2e-drain")
+		nomadish(t, "job", "stop", "-purge", id)
 		for _, a := range agents {
 			a.stop()
 			if t.Failed() {
@@ -53,7 +54,7 @@ func TestNodeDrainMigratesAllocs(t *testing.T) {
 		return len(ids) == 2, fmt.Sprintf("%+v", nodes)
 	})
 
-	job := strings.Replace(rawExecJob("e2e-drain", "service", "/bin/sh", []string{"-c", "while true; do sleep 0.2; done"}, 32),
+	job := strings.Replace(rawExecJob(id, "service", "/bin/sh", []string{"-c", "while true; do sleep 0.2; done"}, 32),
 		`type = "service"`, `type = "service"`+"\n  datacenters = [\"dc-drain\"]", 1)
 	job = strings.Replace(job, `group "g" {`, `group "g" {
     count = 2
@@ -68,7 +69,7 @@ func TestNodeDrainMigratesAllocs(t *testing.T) {
 	if r := nomadish(t, "job", "run", writeFile(t, "drain.nomad.hcl", job)); r.code != 0 {
 		t.Fatalf("job run: %v", r)
 	}
-	waitAllocs(t, "e2e-drain", 2, "running on drain1", func(a allocRow) bool {
+	waitAllocs(t, id, 2, "running on drain1", func(a allocRow) bool {
 		return a.ClientStatus == "running" && a.NodeID == drained
 	})
 	if r := nomadish(t, "node", "eligibility", "-enable", other); r.code != 0 {
@@ -83,7 +84,7 @@ func TestNodeDrainMigratesAllocs(t *testing.T) {
 	}
 	t.Logf("drain of %s complete after %v:\n%s", drained, time.Since(start).Round(time.Millisecond), r.out)
 
-	waitAllocs(t, "e2e-drain", 4, "moved to the other node", func(a allocRow) bool {
+	waitAllocs(t, id, 4, "moved to the other node", func(a allocRow) bool {
 		if a.NodeID == drained {
 			return a.DesiredStatus == "stop"
 		}

@@ -35,7 +35,7 @@ func readJob(t *testing.T, id string) versionedJob {
 // TestJobVersionsHistoryRevertScaleCheckIndex runs a job, changes it,
 // reads its history, reverts, scales, and is refused a stale -check-index.
 func TestJobVersionsHistoryRevertScaleCheckIndex(t *testing.T) {
-	const id = "e2e-versions"
+	id := uniqueID("e2e-versions")
 	loop := []string{"-c", "while true; do sleep 0.1; done"}
 	v0 := writeFile(t, "v0.nomad.hcl", rawExecJob(id, "service", "/bin/sh", loop, 32))
 	v1 := writeFile(t, "v1.nomad.hcl", rawExecJob(id, "service", "/bin/sh", loop, 48))
