@@ -56,6 +56,37 @@ func TestDeps(t *testing.T) {
 	}
 }
 
+// TestDepsReconcile keeps scheduler/reconcile a pure decision over the data
+// model: its production code imports the standard library and structs only.
+func TestDepsReconcile(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "-f", `{{.ImportPath}} {{.Standard}}`, "./reconcile").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list -deps: %v\n%s", err, out)
+	}
+	standard := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		standard[f[0]] = len(f) > 1 && f[1] == "true"
+	}
+	const self = "github.com/nomadish/nomadish/scheduler/reconcile"
+	if _, ok := standard[self]; !ok || len(standard) < 10 {
+		t.Fatalf("go list -deps gave too little to judge:\n%s", out)
+	}
+	out, err = exec.Command("go", "list", "-f", `{{join .Imports " "}}`, "./reconcile").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	imports := strings.Fields(string(out))
+	if len(imports) == 0 {
+		t.Fatalf("go list gave no imports for %s", self)
+	}
+	for _, p := range imports {
+		if !standard[p] && p != "github.com/nomadish/nomadish/structs" {
+			t.Errorf("scheduler/reconcile imports %s: only the standard library and structs are allowed", p)
+		}
+	}
+}
+
 func importChain(via map[string]string, p string) string {
 	var chain []string
 	for ; p != ""; p = via[p] {

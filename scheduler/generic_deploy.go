@@ -3,6 +3,7 @@ package scheduler
 import (
 	"fmt"
 
+	"github.com/nomadish/nomadish/scheduler/reconcile"
 	"github.com/nomadish/nomadish/structs"
 )
 
@@ -32,7 +33,7 @@ func latestDeployment(state State, namespace, jobID string) (*structs.Deployment
 // the deployment to create, the cancelled ones, and the in-place updates
 // (each alloc gets the new job, its resized cpu and memory (inplace.go), and
 // joins the deployment, its health reset).
-func (s *genericScheduler) applyDeployment(res *Result) {
+func (s *genericScheduler) applyDeployment(res *reconcile.Result) {
 	if res.DeploymentCreated {
 		s.plan.Deployment = res.Deployment
 	}
@@ -63,7 +64,7 @@ func (s *genericScheduler) deploymentIDFor(group string) string {
 }
 
 // markDeployment sets a new alloc's deployment fields.
-func (s *genericScheduler) markDeployment(a *structs.Allocation, p Placement) {
+func (s *genericScheduler) markDeployment(a *structs.Allocation, p reconcile.Placement) {
 	a.DeploymentID = s.deploymentIDFor(p.TaskGroup.Name)
 	if p.Canary && a.DeploymentID != "" {
 		a.DeploymentStatus = &structs.AllocDeploymentStatus{Canary: true}

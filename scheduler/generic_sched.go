@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"github.com/nomadish/nomadish/scheduler/reconcile"
 	"github.com/nomadish/nomadish/structs"
 )
 
@@ -19,7 +20,7 @@ type genericScheduler struct {
 	// preferenceLimit is Config.PreferenceScoreLimit.
 	preferenceLimit int
 	// onReconcile, when set, sees every reconcile result (DryRun annotations).
-	onReconcile func(*Result)
+	onReconcile func(*reconcile.Result)
 
 	// Per-eval state, reset by Process and by each attempt.
 	eval   *structs.Evaluation
@@ -99,7 +100,7 @@ func (s *genericScheduler) attempt() (done bool, err error) {
 		return false, err
 	}
 	fitter := newInPlaceFitter(s.state, s.eval, s.job)
-	res := Reconcile(Input{Job: s.job, Allocs: allocs, TaintedNodes: tainted, Now: s.now(), EvalID: s.eval.ID,
+	res := reconcile.Reconcile(reconcile.Input{Job: s.job, Allocs: allocs, TaintedNodes: tainted, Now: s.now(), EvalID: s.eval.ID,
 		Deployment: deployment, InPlaceFits: fitter.fits})
 	if fitter.err != nil {
 		return false, fitter.err
@@ -172,7 +173,7 @@ func (s *genericScheduler) submit() (bool, error) {
 // placeAll selects a node for each placement and adds the allocations to the
 // plan. A group that fails once is not tried again in this attempt: its later
 // placements are coalesced into the first failure's metric.
-func (s *genericScheduler) placeAll(places []Placement, index uint64) error {
+func (s *genericScheduler) placeAll(places []reconcile.Placement, index uint64) error {
 	if len(places) == 0 {
 		return nil
 	}
@@ -220,7 +221,7 @@ func (s *genericScheduler) placeAll(places []Placement, index uint64) error {
 	return nil
 }
 
-func (s *genericScheduler) newAlloc(p Placement, node *structs.Node, metric *structs.AllocMetric, now time.Time) *structs.Allocation {
+func (s *genericScheduler) newAlloc(p reconcile.Placement, node *structs.Node, metric *structs.AllocMetric, now time.Time) *structs.Allocation {
 	a := &structs.Allocation{
 		ID: structs.GenerateUUID(), Namespace: s.job.Namespace, EvalID: s.eval.ID, Name: p.Name,
 		NodeID: node.ID, NodeName: node.Name, JobID: s.job.ID, Job: s.job, TaskGroup: p.TaskGroup.Name,
@@ -233,7 +234,7 @@ func (s *genericScheduler) newAlloc(p Placement, node *structs.Node, metric *str
 	}
 	s.markDeployment(a, p)
 	if p.Reschedule {
-		a.RescheduleTracker = p.Previous.NextRescheduleTracker(reschedulePolicy(s.job, p.TaskGroup), now)
+		a.RescheduleTracker = p.Previous.NextRescheduleTracker(reconcile.ReschedulePolicy(s.job, p.TaskGroup), now)
 	}
 	return a
 }

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"github.com/nomadish/nomadish/scheduler/reconcile"
 	"github.com/nomadish/nomadish/structs"
 )
 
@@ -69,7 +70,7 @@ func DryRun(schedType string, state State, eval *structs.Evaluation, now time.Ti
 		s, proc = sys.genericScheduler, sys
 	}
 	ann := &structs.PlanAnnotations{DesiredTGUpdates: map[string]*structs.DesiredUpdates{}}
-	s.onReconcile = func(r *Result) { ann.DesiredTGUpdates = r.DesiredTGUpdates }
+	s.onReconcile = func(r *reconcile.Result) { ann.DesiredTGUpdates = r.DesiredTGUpdates }
 	e := *eval
 	if err := proc.Process(&e); err != nil {
 		return nil, nil, nil, err

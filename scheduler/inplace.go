@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"github.com/nomadish/nomadish/scheduler/reconcile"
 	"github.com/nomadish/nomadish/structs"
 )
 
@@ -11,49 +12,6 @@ import (
 // allocs with the alloc's old version replaced by the resized one, the same
 // check the plan applier makes (it drops the old copy of an alloc the plan
 // places again under the same ID).
-
-// fixedResources is the part of a task's resources an in-place update must
-// not change: reserved cores, their NUMA affinity and disk.
-func fixedResources(r *structs.Resources) structs.Resources {
-	if r == nil {
-		r = structs.DefaultResources()
-	}
-	out := structs.Resources{Cores: r.Cores, DiskMB: r.DiskMB}
-	if r.NUMA != nil && r.NUMA.Affinity != "" && r.NUMA.Affinity != structs.NUMAAffinityNone {
-		out.NUMA = &structs.NUMA{Affinity: r.NUMA.Affinity} // "none" and no block are the same ask
-	}
-	return out
-}
-
-// classifyInPlace is classifyUpdate with the fit check: an in-place update
-// that resizes the alloc becomes destructive when fits says the new size
-// does not fit on its node. fits nil means it always fits.
-func classifyInPlace(a *structs.Allocation, job *structs.Job, tg *structs.TaskGroup,
-	fits func(*structs.Allocation, *structs.TaskGroup) bool) updateKind {
-	k := classifyUpdate(a.Job, job, tg)
-	if k == updateInPlace && fits != nil && resized(a, tg) && !fits(a, tg) {
-		return updateDestructive
-	}
-	return k
-}
-
-// resized reports whether tg asks a task of a for another cpu or memory
-// (memory_max included) than a holds.
-func resized(a *structs.Allocation, tg *structs.TaskGroup) bool {
-	if a.AllocatedResources == nil {
-		return false
-	}
-	for name, t := range structs.AllocatedFor(tg).Tasks {
-		ot := a.AllocatedResources.Tasks[name]
-		if ot == nil || ot.Memory != t.Memory {
-			return true
-		}
-		if len(ot.Cpu.ReservedCores) == 0 && ot.Cpu.CpuShares != t.Cpu.CpuShares {
-			return true // a task with cores keeps them and their MHz (fixedResources)
-		}
-	}
-	return false
-}
 
 // inPlaceAllocated returns what a holds once updated in place to tg: each
 // task's cpu and memory as tg asks, the rest (shared disk, networks and
@@ -123,7 +81,7 @@ func (f *inPlaceFitter) fits(a *structs.Allocation, tg *structs.TaskGroup) bool 
 // place, the allocated resources of the job's current group when they
 // changed.
 func applyInPlaceResources(n *structs.Allocation, job *structs.Job) {
-	if tg := job.LookupTaskGroup(n.TaskGroup); tg != nil && resized(n, tg) {
+	if tg := job.LookupTaskGroup(n.TaskGroup); tg != nil && reconcile.Resized(n, tg) {
 		n.AllocatedResources = inPlaceAllocated(n, tg)
 	}
 }

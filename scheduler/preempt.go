@@ -6,6 +6,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/nomadish/nomadish/scheduler/reconcile"
 	"github.com/nomadish/nomadish/structs"
 )
 
@@ -298,7 +299,7 @@ func appendPreemption(plan *structs.Plan, a *structs.Allocation, p *preemption) 
 // allows it for the job's type and some node can make room: the new
 // allocation (with metric, the failed Select's) and its evictions go into
 // the plan. placed is false when nothing was placed.
-func (s *genericScheduler) placePreempting(stack *genericStack, p Placement, metric *structs.AllocMetric, now time.Time) (placed bool, err error) {
+func (s *genericScheduler) placePreempting(stack *genericStack, p reconcile.Placement, metric *structs.AllocMetric, now time.Time) (placed bool, err error) {
 	enabled, err := preemptionEnabled(s.state, s.job.Type)
 	if err != nil || !enabled {
 		return false, err

@@ -3,11 +3,12 @@ package scheduler
 import (
 	"fmt"
 
+	"github.com/nomadish/nomadish/scheduler/reconcile"
 	"github.com/nomadish/nomadish/structs"
 )
 
 // systemScheduler is the system and sysbatch scheduler: one allocation of
-// each group on every feasible node (ReconcileSystem decides where), each
+// each group on every feasible node (reconcile.System decides where), each
 // placement checked against its one node through the generic stack, so the
 // same feasibility checkers and fit check apply. It reuses the generic
 // scheduler's per-eval state, plan submission and allocation building.
@@ -66,26 +67,26 @@ func (s *systemScheduler) attemptSystem() (done bool, err error) {
 	if err != nil {
 		return false, fmt.Errorf("listing nodes: %w", err)
 	}
-	in := SystemInput{Job: s.job, Allocs: allocs, TaintedNodes: tainted}
+	in := reconcile.SystemInput{Job: s.job, Allocs: allocs, TaintedNodes: tainted}
 	var available map[string]int
 	if !s.job.Stopped() {
 		in.Targets, in.Kept, available = systemNodes(nodes, s.job)
 	}
 	fitter := newInPlaceFitter(s.state, s.eval, s.job)
 	in.InPlaceFits = fitter.fits
-	res := ReconcileSystem(in)
+	res := reconcile.System(in)
 	if fitter.err != nil {
 		return false, fitter.err
 	}
 	if s.onReconcile != nil {
-		s.onReconcile(&Result{Stop: res.Stop, Ignore: res.Ignore, InPlace: res.InPlace, DesiredTGUpdates: res.DesiredTGUpdates})
+		s.onReconcile(&reconcile.Result{Stop: res.Stop, Ignore: res.Ignore, InPlace: res.InPlace, DesiredTGUpdates: res.DesiredTGUpdates})
 	}
 	s.plan = structs.NewPlan(s.eval, s.job)
 	s.plan.SnapshotIndex = index
 	for _, st := range res.Stop {
 		s.plan.AppendStoppedAlloc(st.Alloc, st.Description, st.ClientStatus)
 	}
-	s.applyDeployment(&Result{InPlace: res.InPlace}) // no deployment: the in-place updates
+	s.applyDeployment(&reconcile.Result{InPlace: res.InPlace}) // no deployment: the in-place updates
 	s.failed, s.queued = nil, map[string]int{}
 	if !s.job.Stopped() {
 		for _, tg := range s.job.TaskGroups {
@@ -106,7 +107,7 @@ func (s *systemScheduler) attemptSystem() (done bool, err error) {
 // failed placement. The metric of a failed group sums every node evaluated
 // for it in this attempt (its filters and exhausted dimensions), with
 // CoalescedFailures the failures after the first.
-func (s *systemScheduler) placeOnNodes(places []SystemPlacement, targets int, available map[string]int) error {
+func (s *systemScheduler) placeOnNodes(places []reconcile.SystemPlacement, targets int, available map[string]int) error {
 	if len(places) == 0 {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package scheduler
+package reconcile
 
 import (
 	"sort"
@@ -31,9 +31,12 @@ type Input struct {
 	EvalID string
 	// Deployment is the job's latest deployment, or nil.
 	Deployment *structs.Deployment
-	// InPlaceFits, when set, is asked about each alloc classifyUpdate
-	// would update in place: false (its new cpu/memory does not fit on its
-	// node) makes the update destructive (inplace.go). Nil: always fits.
+	// InPlaceFits, when set, is asked about each live alloc the rules
+	// would update in place to a new cpu or memory (Resized): false (the
+	// new size does not fit on its node) makes the update destructive.
+	// Nil: always fits. It may record what it accepts (to check later
+	// allocs on the same node against it); it is called at most once per
+	// alloc.
 	InPlaceFits func(a *structs.Allocation, tg *structs.TaskGroup) bool
 }
 
@@ -51,7 +54,7 @@ type Placement struct {
 	// Reschedule is set when Previous failed and is replaced under the
 	// group's reschedule policy: the new alloc carries its tracker.
 	Reschedule bool
-	// Canary is set for a canary of the deployment (reconcile_update.go).
+	// Canary is set for a canary of the deployment (update.go).
 	Canary bool
 }
 
@@ -106,7 +109,7 @@ func (r *Result) Fields() []any {
 // Rules: a stopped or purged job stops every live alloc; allocs of a removed
 // group stop; live allocs on tainted nodes are stopped as lost and replaced,
 // except on a disconnected node within the group's disconnect window
-// (reconcile_disconnect.go): they become unknown and are replaced (or not,
+// (disconnect.go): they become unknown and are replaced (or not,
 // per disconnect.replace), and when the node returns the group's reconcile
 // strategy keeps either the original or its replacement;
 // a group over its count stops its highest indexes first; a group under its

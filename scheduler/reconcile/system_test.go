@@ -1,11 +1,11 @@
-package scheduler_test
+package reconcile_test
 
 import (
 	"fmt"
 	"strings"
 	"testing"
 
-	"github.com/nomadish/nomadish/scheduler"
+	"github.com/nomadish/nomadish/scheduler/reconcile"
 	"github.com/nomadish/nomadish/scheduler/schedulertest"
 	"github.com/nomadish/nomadish/structs"
 )
@@ -21,7 +21,7 @@ func sysAlloc(job *structs.Job, node string, create uint64) *structs.Allocation 
 }
 
 // summary is the result as "place n1 n2 | stop id(desc) | ignore id".
-func summary(r scheduler.SystemResult) string {
+func summary(r reconcile.SystemResult) string {
 	var place, stop, ignore []string
 	for _, p := range r.Place {
 		place = append(place, p.Node.ID)
@@ -45,29 +45,29 @@ func TestReconcileSystem(t *testing.T) {
 	stopped.Stop = true
 	for _, tc := range []struct {
 		name string
-		in   scheduler.SystemInput
+		in   reconcile.SystemInput
 		want string
 	}{
-		{"new job: one per target", scheduler.SystemInput{Job: job, Targets: []*structs.Node{n1, n2}},
+		{"new job: one per target", reconcile.SystemInput{Job: job, Targets: []*structs.Node{n1, n2}},
 			"place n1 n2 | stop  | ignore "},
-		{"duplicate on a node: newest stops", scheduler.SystemInput{Job: job, Targets: []*structs.Node{n1},
+		{"duplicate on a node: newest stops", reconcile.SystemInput{Job: job, Targets: []*structs.Node{n1},
 			Allocs: []*structs.Allocation{sysAlloc(job, "n1", 3), sysAlloc(job, "n1", 2)}},
 			"place  | stop n1-3(alloc not needed as its name is used by another alloc) | ignore n1-2"},
-		{"kept node keeps its alloc unless marked for migration", scheduler.SystemInput{Job: job, Targets: []*structs.Node{n1},
+		{"kept node keeps its alloc unless marked for migration", reconcile.SystemInput{Job: job, Targets: []*structs.Node{n1},
 			Kept: map[string]*structs.Node{"n2": n2, "n3": n3}, Allocs: []*structs.Allocation{sysAlloc(job, "n2", 4), migrating}},
 			"place n1 | stop n3-5(alloc is being migrated) | ignore n2-4"},
-		{"node no longer targeted", scheduler.SystemInput{Job: job, Allocs: []*structs.Allocation{sysAlloc(job, "n1", 2)}},
+		{"node no longer targeted", reconcile.SystemInput{Job: job, Allocs: []*structs.Allocation{sysAlloc(job, "n1", 2)}},
 			"place  | stop n1-2(alloc not needed as node is no longer targeted by the job) | ignore "},
-		{"tainted node: lost, not replaced", scheduler.SystemInput{Job: job, Targets: []*structs.Node{n2},
+		{"tainted node: lost, not replaced", reconcile.SystemInput{Job: job, Targets: []*structs.Node{n2},
 			TaintedNodes: map[string]*structs.Node{"n1": nil}, Allocs: []*structs.Allocation{sysAlloc(job, "n1", 2)}},
 			"place n2 | stop n1-2(alloc is lost since its node is down) | ignore "},
-		{"stopped job", scheduler.SystemInput{Job: stopped, Targets: []*structs.Node{n1}, Allocs: []*structs.Allocation{sysAlloc(job, "n1", 2)}},
+		{"stopped job", reconcile.SystemInput{Job: stopped, Targets: []*structs.Node{n1}, Allocs: []*structs.Allocation{sysAlloc(job, "n1", 2)}},
 			"place  | stop n1-2(alloc not needed since job was stopped) | ignore "},
-		{"purged job", scheduler.SystemInput{Allocs: []*structs.Allocation{sysAlloc(job, "n1", 2)}},
+		{"purged job", reconcile.SystemInput{Allocs: []*structs.Allocation{sysAlloc(job, "n1", 2)}},
 			"place  | stop n1-2(alloc not needed since job was stopped) | ignore "},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := summary(scheduler.ReconcileSystem(tc.in)); got != tc.want {
+			if got := summary(reconcile.System(tc.in)); got != tc.want {
 				t.Fatalf("got  %s\nwant %s", got, tc.want)
 			}
 		})

@@ -1,7 +1,6 @@
-package scheduler
+package reconcile
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/nomadish/nomadish/structs"
@@ -139,23 +138,4 @@ func startedAt(a *structs.Allocation) (time.Time, bool) {
 		}
 	}
 	return first, !first.IsZero()
-}
-
-// createDisconnectFollowup creates the eval that runs when the earliest
-// disconnect window of the allocs just marked unknown ends (zero: none), so
-// a group whose window is shorter than the node's longest is lost on time.
-func (s *genericScheduler) createDisconnectFollowup(at time.Time) error {
-	if at.IsZero() {
-		return nil
-	}
-	now := s.now().UnixNano()
-	e := &structs.Evaluation{
-		ID: structs.GenerateUUID(), Namespace: s.job.Namespace, Priority: s.job.Priority, Type: s.job.Type,
-		TriggeredBy: structs.EvalTriggerMaxDisconnectTimeout, JobID: s.job.ID, JobModifyIndex: s.job.JobModifyIndex,
-		Status: structs.EvalStatusPending, WaitUntil: at, PreviousEval: s.eval.ID, CreateTime: now, ModifyTime: now,
-	}
-	if err := s.planner.CreateEval(e); err != nil {
-		return fmt.Errorf("creating the disconnect follow-up eval: %w", err)
-	}
-	return nil
 }

@@ -1,9 +1,7 @@
-package scheduler
+package reconcile
 
 import (
-	"fmt"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/nomadish/nomadish/structs"
@@ -62,11 +60,11 @@ func supersededAllocs(allocs []*structs.Allocation) map[string]bool {
 	return out
 }
 
-// reschedulePolicy is the group's policy; a group without one (a job stored
+// ReschedulePolicy is the group's policy; a group without one (a job stored
 // before policies existed) gets its job type's default. The policy of the
 // current job version applies, also to allocs placed with an older one, so
 // that a user who turns rescheduling off stops it at once.
-func reschedulePolicy(job *structs.Job, tg *structs.TaskGroup) *structs.ReschedulePolicy {
+func ReschedulePolicy(job *structs.Job, tg *structs.TaskGroup) *structs.ReschedulePolicy {
 	if tg.ReschedulePolicy != nil {
 		return tg.ReschedulePolicy
 	}
@@ -82,7 +80,7 @@ func (g *groupReconciler) failed(a *structs.Allocation, u *structs.DesiredUpdate
 	if g.superseded[a.ID] {
 		return
 	}
-	at, eligible := a.NextRescheduleTime(reschedulePolicy(g.job, g.tg))
+	at, eligible := a.NextRescheduleTime(ReschedulePolicy(g.job, g.tg))
 	switch {
 	case !eligible:
 		if g.res.NotRescheduled == nil {
@@ -135,48 +133,4 @@ func batchFollowups(later []delayed) []Followup {
 		out = append(out, Followup{WaitUntil: d.at, Allocs: []*structs.Allocation{d.alloc}})
 	}
 	return out
-}
-
-// followupEvalDesc is the StatusDescription of a follow-up eval.
-const followupEvalDesc = "created for delayed rescheduling"
-
-// createFollowups creates one pending alloc-failure eval per Followup, due
-// at its WaitUntil, and adds to the plan an in-place update of each of its
-// allocs with only FollowupEvalID changed. Evals are created before the plan
-// is submitted: an eval whose allocs were not updated only runs a
-// reconcile for nothing, while an alloc pointing at an eval that was never
-// created would wait for good.
-func (s *genericScheduler) createFollowups(followups []Followup) error {
-	now := s.now().UnixNano()
-	for _, f := range followups {
-		e := &structs.Evaluation{
-			ID: structs.GenerateUUID(), Namespace: s.job.Namespace, Priority: s.job.Priority, Type: s.job.Type,
-			TriggeredBy: structs.EvalTriggerRetryFailedAlloc, JobID: s.job.ID, JobModifyIndex: s.job.JobModifyIndex,
-			Status: structs.EvalStatusPending, StatusDescription: followupEvalDesc, WaitUntil: f.WaitUntil,
-			PreviousEval: s.eval.ID, CreateTime: now, ModifyTime: now,
-		}
-		if err := s.planner.CreateEval(e); err != nil {
-			return fmt.Errorf("creating follow-up eval for delayed reschedule: %w", err)
-		}
-		s.logger.Debug("failed allocs wait for their reschedule delay", "eval_id", s.eval.ID,
-			"followup_eval_id", e.ID, "wait_until", f.WaitUntil, "allocs", len(f.Allocs))
-		for _, a := range f.Allocs {
-			u := a.Copy()
-			u.FollowupEvalID = e.ID
-			s.plan.AppendAlloc(u)
-		}
-	}
-	return nil
-}
-
-// notRescheduledDesc explains failed allocs left unreplaced, or is "".
-func notRescheduledDesc(byGroup map[string]int) string {
-	if len(byGroup) == 0 {
-		return ""
-	}
-	parts := make([]string, 0, len(byGroup))
-	for _, g := range sortedKeys(byGroup) {
-		parts = append(parts, fmt.Sprintf("%s=%d", g, byGroup[g]))
-	}
-	return "failed allocs not rescheduled, reschedule policy exhausted or disabled: " + strings.Join(parts, " ")
 }

@@ -1,4 +1,4 @@
-package scheduler
+package reconcile
 
 import (
 	"sort"
@@ -13,7 +13,7 @@ const (
 	allocMigrating       = "alloc is being migrated" // structs.AllocDescriptionMigrating
 )
 
-// SystemInput is everything ReconcileSystem looks at.
+// SystemInput is everything System looks at.
 type SystemInput struct {
 	Job    *structs.Job          // nil: purged
 	Allocs []*structs.Allocation // the job's allocations, terminal ones included
@@ -64,7 +64,7 @@ func (r *SystemResult) updates(group string) *structs.DesiredUpdates {
 	return u
 }
 
-// ReconcileSystem decides, for a system or sysbatch job, what to place,
+// System decides, for a system or sysbatch job, what to place,
 // stop and leave alone on every node. It is a pure function of its input.
 //
 // Rules: each group wants one allocation, named <job>.<group>[0], on every
@@ -76,12 +76,12 @@ func (r *SystemResult) updates(group string) *structs.DesiredUpdates {
 // stop. On a target node: extra live allocs of a group stop, a live alloc
 // whose group's tasks changed is stopped and placed again (a destructive
 // update, all nodes at once), one with only other fields changed is updated
-// in place (classifyUpdate), a missing alloc is placed. Terminal allocs are
+// in place (the rules of update.go), a missing alloc is placed. Terminal allocs are
 // history: a system group places again (the newest is the new alloc's
 // Previous), a sysbatch group does not re-run an alloc that completed or
 // failed with the current tasks; one stopped before it finished (lost, job
 // stopped) runs again.
-func ReconcileSystem(in SystemInput) SystemResult {
+func System(in SystemInput) SystemResult {
 	res := SystemResult{DesiredTGUpdates: map[string]*structs.DesiredUpdates{}}
 	type key struct{ group, node string }
 	byKey := map[key][]*structs.Allocation{}
