@@ -10,6 +10,7 @@ import (
 
 	"github.com/nomadish/nomadish/agent/config"
 	"github.com/nomadish/nomadish/client"
+	"github.com/nomadish/nomadish/drivers/catalog"
 	"github.com/nomadish/nomadish/jobspec"
 	"github.com/nomadish/nomadish/server"
 	"github.com/nomadish/nomadish/structs"
@@ -68,7 +69,7 @@ func (a *Agent) clientConfig(o options) (*client.Config, error) {
 		StateDir: c.Client.StateDir, AllocDir: c.Client.AllocDir,
 		MinDynamicPort: c.Client.MinDynamicPort, MaxDynamicPort: c.Client.MaxDynamicPort, ReservedPorts: c.Client.ReservedPorts,
 		ReservedCores: c.Client.ReservedCores, ReservableCores: c.Client.ReservableCores, SysfsRoot: c.Client.SysfsRoot,
-		PluginConfig: plugins, PluginExecutable: exe, DevMode: c.DevMode, IntroToken: c.Client.IntroToken,
+		PluginConfig: plugins, Drivers: catalog.Builtin, PluginExecutable: exe, DevMode: c.DevMode, IntroToken: c.Client.IntroToken,
 		Logger: a.logger, HTTPAddr: a.httpAdvertise(), Version: version.Version,
 	}, nil
 }

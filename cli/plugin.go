@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/nomadish/nomadish/drivers"
+	"github.com/nomadish/nomadish/drivers/catalog"
 	"github.com/nomadish/nomadish/drivers/exec"
 )
 
@@ -19,7 +20,7 @@ func pluginCommand(m *Meta, args []string) int {
 		fmt.Fprintln(m.Err, "Usage: nomadish plugin DRIVER (run by the client, not by hand)")
 		return exitError
 	}
-	if err := drivers.Serve(args[0]); err != nil {
+	if err := drivers.Serve(catalog.Builtin, args[0]); err != nil {
 		return m.errorf("serving plugin %q: %v", args[0], err)
 	}
 	return exitOK

@@ -15,6 +15,7 @@ import (
 	"github.com/nomadish/nomadish/client"
 	"github.com/nomadish/nomadish/client/clienttest"
 	"github.com/nomadish/nomadish/client/pluginmgr"
+	"github.com/nomadish/nomadish/drivers/catalog"
 	"github.com/nomadish/nomadish/structs"
 )
 
@@ -43,8 +44,8 @@ func newClient(t *testing.T, srv *clienttest.FakeServer, l *fakeLauncher, dataDi
 		r = rpc[0]
 	}
 	c, err := client.New(&client.Config{DataDir: dataDir, NodeName: "n1", Datacenter: "dc1", Version: "0.1.0",
-		PluginConfig: map[string]map[string]any{"mock_driver": {}, "raw_exec": {"enabled": false}},
-		Launcher:     l.launch}, r)
+		Drivers: catalog.Builtin, PluginConfig: map[string]map[string]any{"mock_driver": {}, "raw_exec": {"enabled": false}},
+		Launcher: l.launch}, r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,7 +281,7 @@ func TestDevModeShutdownKillsTasks(t *testing.T) {
 		srv := clienttest.NewFakeServer()
 		defer srv.Close()
 		l := &fakeLauncher{drv: clienttest.NewFakeDriver()}
-		c, err := client.New(&client.Config{DevMode: true, PluginConfig: map[string]map[string]any{"mock_driver": nil},
+		c, err := client.New(&client.Config{DevMode: true, Drivers: catalog.Builtin, PluginConfig: map[string]map[string]any{"mock_driver": nil},
 			Launcher: l.launch}, srv)
 		if err != nil {
 			t.Fatal(err)

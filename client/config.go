@@ -9,7 +9,7 @@ import (
 
 	"github.com/nomadish/nomadish/client/fingerprint"
 	"github.com/nomadish/nomadish/client/pluginmgr"
-	"github.com/nomadish/nomadish/drivers/qemu"
+	"github.com/nomadish/nomadish/drivers"
 )
 
 // RPCer is how the client talks to the servers (rpcclient.Client over TCP,
@@ -30,6 +30,10 @@ type Config struct {
 	// PluginConfig holds each plugin block's config, e.g.
 	// {"raw_exec": {"enabled": true}}.
 	PluginConfig map[string]map[string]any
+	// Drivers is the catalog of drivers the client may run (the agent's is
+	// drivers/catalog.Builtin): each entry's Default rule says, given the
+	// host and PluginConfig, whether it runs and with which config.
+	Drivers drivers.Catalog
 	// PluginExecutable is the nomadish binary; plugins run as
 	// "<exe> plugin <driver>".
 	PluginExecutable string
@@ -81,31 +85,10 @@ func (c *Config) fingerprintConfig(dataDir string) (fingerprint.Config, error) {
 	return fc, nil
 }
 
-// enabledDrivers returns the drivers to run with their plugin config:
-// raw_exec when its config says enabled = true, exec when root on Linux,
-// docker on Linux, mock_driver when it has a plugin block.
+// enabledDrivers returns the drivers to run with their plugin config, as
+// the catalog's rules say for this host (e.g. raw_exec when its config says
+// enabled = true, exec when root on Linux, docker on Linux, qemu when
+// installed or configured, mock_driver when it has a plugin block).
 func (c *Config) enabledDrivers(isRoot bool) map[string]map[string]any {
-	out := map[string]map[string]any{}
-	if rc := c.PluginConfig["raw_exec"]; rc != nil && rc["enabled"] == true {
-		out["raw_exec"] = rc
-	}
-	if isRoot && runtime.GOOS == "linux" {
-		out["exec"] = c.PluginConfig["exec"]
-		if out["exec"] == nil {
-			out["exec"] = map[string]any{}
-		}
-	}
-	if runtime.GOOS == "linux" { // as Nomad: on by default, unhealthy without an engine
-		out["docker"] = c.PluginConfig["docker"]
-	}
-	if qc, ok := c.PluginConfig["qemu"]; ok || qemu.Installed() { // qemu-system-x86_64 in PATH
-		out["qemu"] = qc
-	}
-	if mc, ok := c.PluginConfig["mock_driver"]; ok {
-		if mc == nil {
-			mc = map[string]any{}
-		}
-		out["mock_driver"] = mc
-	}
-	return out
+	return c.Drivers.Enabled(drivers.Host{OS: runtime.GOOS, Root: isRoot}, c.PluginConfig)
 }

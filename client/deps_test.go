@@ -25,3 +25,24 @@ func TestDeps(t *testing.T) {
 		}
 	}
 }
+
+// TestDepsNoConcreteDrivers keeps the client free of concrete drivers: it
+// imports drivers (Launch, Catalog) only, and the agent hands it
+// drivers/catalog.Builtin, so adding a driver never touches client/.
+func TestDepsNoConcreteDrivers(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	const mod = "github.com/nomadish/nomadish/drivers/"
+	for _, dep := range strings.Fields(string(out)) {
+		rest, ok := strings.CutPrefix(dep, mod)
+		if !ok {
+			continue
+		}
+		switch strings.SplitN(rest, "/", 2)[0] {
+		case "qemu", "docker", "exec", "rawexec", "mock", "catalog":
+			t.Errorf("client depends on %s", dep)
+		}
+	}
+}

@@ -6,13 +6,14 @@ import (
 	"testing"
 
 	"github.com/nomadish/nomadish/drivers"
+	"github.com/nomadish/nomadish/drivers/catalog"
 )
 
 // TestMain lets the test binary serve as the driver plugin executable:
 // the client launches "<test binary> plugin <driver>".
 func TestMain(m *testing.M) {
 	if len(os.Args) == 3 && os.Args[1] == "plugin" {
-		if err := drivers.Serve(os.Args[2]); err != nil {
+		if err := drivers.Serve(catalog.Builtin, os.Args[2]); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}

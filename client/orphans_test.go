@@ -13,6 +13,7 @@ import (
 	"github.com/nomadish/nomadish/client/clienttest"
 	"github.com/nomadish/nomadish/client/pluginmgr"
 	"github.com/nomadish/nomadish/drivers/base"
+	"github.com/nomadish/nomadish/drivers/catalog"
 	"github.com/nomadish/nomadish/structs"
 )
 
@@ -67,7 +68,7 @@ func TestOrphanAllocSwept(t *testing.T) {
 			t.Fatal(err)
 		}
 		c, err := client.New(&client.Config{DataDir: dir, NodeName: "n1", Datacenter: "dc1", Version: "0.1.0",
-			PluginConfig: map[string]map[string]any{"mock_driver": {}}, Launcher: l.launch}, srv)
+			Drivers: catalog.Builtin, PluginConfig: map[string]map[string]any{"mock_driver": {}}, Launcher: l.launch}, srv)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/nomadish/nomadish/client"
 	"github.com/nomadish/nomadish/client/clienttest"
+	"github.com/nomadish/nomadish/drivers/catalog"
 	"github.com/nomadish/nomadish/structs"
 )
 
@@ -29,8 +30,8 @@ func rawExecClient(t *testing.T, srv *clienttest.FakeServer, dir string) *client
 	}
 	start := time.Now()
 	c, err := client.New(&client.Config{DataDir: dir, PluginExecutable: exe,
-		PluginConfig: map[string]map[string]any{"raw_exec": {"enabled": true}},
-		Logger:       hclog.New(&hclog.LoggerOptions{Level: hclog.Warn, Output: os.Stderr})}, srv)
+		Drivers: catalog.Builtin, PluginConfig: map[string]map[string]any{"raw_exec": {"enabled": true}},
+		Logger: hclog.New(&hclog.LoggerOptions{Level: hclog.Warn, Output: os.Stderr})}, srv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +206,7 @@ func TestRawExecUnknownConfigKeyIsUnhealthy(t *testing.T) {
 	srv := clienttest.NewFakeServer()
 	defer srv.Close()
 	c, err := client.New(&client.Config{DataDir: t.TempDir(), PluginExecutable: exe,
-		PluginConfig: map[string]map[string]any{"raw_exec": {"enabled": true, "volumes": true}}}, srv)
+		Drivers: catalog.Builtin, PluginConfig: map[string]map[string]any{"raw_exec": {"enabled": true, "volumes": true}}}, srv)
 	if err != nil {
 		t.Fatal(err)
 	}

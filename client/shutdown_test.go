@@ -9,6 +9,7 @@ import (
 
 	"github.com/nomadish/nomadish/client"
 	"github.com/nomadish/nomadish/client/clienttest"
+	"github.com/nomadish/nomadish/drivers/catalog"
 	"github.com/nomadish/nomadish/structs"
 	"github.com/nomadish/nomadish/version"
 )
@@ -37,7 +38,7 @@ func TestShutdownDoesNotWaitForBlockingQuery(t *testing.T) {
 		defer fake.Close()
 		srv := &recordingServer{FakeServer: fake, calls: make(chan string, 100)}
 		c, err := client.New(&client.Config{DataDir: t.TempDir(), Launcher: (&fakeLauncher{drv: clienttest.NewFakeDriver()}).launch,
-			PluginConfig: map[string]map[string]any{"mock_driver": {}}}, srv)
+			Drivers: catalog.Builtin, PluginConfig: map[string]map[string]any{"mock_driver": {}}}, srv)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -73,7 +74,7 @@ func TestStateAndAllocDirs(t *testing.T) {
 		defer srv.Close()
 		data, stateDir, allocDir := t.TempDir(), filepath.Join(t.TempDir(), "st"), filepath.Join(t.TempDir(), "al")
 		c, err := client.New(&client.Config{DataDir: data, StateDir: stateDir, AllocDir: allocDir,
-			Launcher: (&fakeLauncher{drv: clienttest.NewFakeDriver()}).launch, PluginConfig: map[string]map[string]any{"mock_driver": {}}}, srv)
+			Launcher: (&fakeLauncher{drv: clienttest.NewFakeDriver()}).launch, Drivers: catalog.Builtin, PluginConfig: map[string]map[string]any{"mock_driver": {}}}, srv)
 		if err != nil {
 			t.Fatal(err)
 		}

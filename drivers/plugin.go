@@ -51,7 +51,7 @@ func (p *grpcPlugin) GRPCClient(doneCtx context.Context, _ *plugin.GRPCBroker, c
 // but go-plugin may write to stdout; logs go as JSON to stderr, which
 // go-plugin forwards into the client's logger. It returns ErrNotPlugin
 // when run by hand, or an error for an unknown driver name.
-func Serve(name string) error {
+func Serve(c Catalog, name string) error {
 	if os.Getenv(Handshake.MagicCookieKey) != Handshake.MagicCookieValue {
 		return ErrNotPlugin
 	}
@@ -61,7 +61,7 @@ func Serve(name string) error {
 		Output:     os.Stderr, // captured before plugin.Serve redirects os.Stderr
 		JSONFormat: true,
 	})
-	d, err := New(name, logger)
+	d, err := c.New(name, logger)
 	if err != nil {
 		return err
 	}

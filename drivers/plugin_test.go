@@ -244,7 +244,7 @@ func TestPluginRecoverAfterPluginDeath(t *testing.T) {
 
 func TestServeRefusesToRunByHand(t *testing.T) {
 	t.Setenv(Handshake.MagicCookieKey, "")
-	if err := Serve("raw_exec"); !errors.Is(err, ErrNotPlugin) {
+	if err := Serve(testCatalog, "raw_exec"); !errors.Is(err, ErrNotPlugin) {
 		t.Fatalf("Serve without cookie: %v", err)
 	}
 }
@@ -257,10 +257,10 @@ func TestLaunchUnknownDriver(t *testing.T) {
 	if time.Since(start) > 10*time.Second {
 		t.Fatal("Launch of a failing plugin took too long")
 	}
-	if _, err := New("nope", nil); err == nil {
+	if _, err := testCatalog.New("nope", nil); err == nil {
 		t.Fatal("New unknown: want error")
 	}
-	if d, err := New("mock", nil); err != nil || d == nil {
+	if d, err := testCatalog.New("mock", nil); err != nil || d == nil {
 		t.Fatalf("New mock: %v", err)
 	}
 }

@@ -6,7 +6,7 @@ import (
 )
 
 // Driver runs tasks of one kind. The client calls it through a go-plugin
-// subprocess (drivers.Launch) or in process (drivers.New); both behave the
+// subprocess (drivers.Launch) or in process (drivers.Catalog.New); both behave the
 // same. All methods are safe for concurrent use.
 type Driver interface {
 	// Fingerprint reports the driver's health and node attributes such as

@@ -232,3 +232,9 @@ func (d *Driver) task(id string) (*task, error) {
 	}
 	return t, nil
 }
+
+// Default is docker's enablement rule: as Nomad, on by default on Linux
+// (unhealthy without an engine), with its plugin config (possibly nil).
+func Default(h base.Host, cfg map[string]any, _ bool) (map[string]any, bool) {
+	return cfg, h.OS == "linux"
+}

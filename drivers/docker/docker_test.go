@@ -18,6 +18,7 @@ import (
 
 	"github.com/nomadish/nomadish/drivers"
 	"github.com/nomadish/nomadish/drivers/base"
+	"github.com/nomadish/nomadish/drivers/catalog"
 	"github.com/nomadish/nomadish/drivers/docker"
 	"github.com/nomadish/nomadish/drivers/docker/dockertest"
 )
@@ -25,7 +26,7 @@ import (
 // TestMain lets the test binary serve as the plugin, as in package drivers.
 func TestMain(m *testing.M) {
 	if len(os.Args) == 3 && os.Args[1] == "plugin" {
-		if err := drivers.Serve(os.Args[2]); err != nil {
+		if err := drivers.Serve(catalog.Builtin, os.Args[2]); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}

@@ -45,3 +45,15 @@ func IsInit(args []string) bool { return execdriver.IsInit(args) }
 // RunInit is the body of an exec task's init (PID 1 of the task's PID
 // namespace); it returns the exit code to exit with.
 func RunInit() int { return execdriver.RunInit() }
+
+// Default is exec's enablement rule: on when the client is root on Linux,
+// with its plugin config or an empty one.
+func Default(h base.Host, cfg map[string]any, _ bool) (map[string]any, bool) {
+	if !h.Root || h.OS != "linux" {
+		return nil, false
+	}
+	if cfg == nil {
+		cfg = map[string]any{}
+	}
+	return cfg, true
+}

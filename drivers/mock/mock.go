@@ -193,3 +193,15 @@ func (d *Driver) task(id string) (*task, error) {
 	}
 	return t, nil
 }
+
+// Default is mock_driver's enablement rule: on only with a plugin block,
+// with its config or an empty one.
+func Default(_ base.Host, cfg map[string]any, ok bool) (map[string]any, bool) {
+	if !ok {
+		return nil, false
+	}
+	if cfg == nil {
+		cfg = map[string]any{}
+	}
+	return cfg, true
+}

@@ -348,3 +348,9 @@ func (d *Driver) RecoverTask(h *base.TaskHandle) error {
 	d.tasks[h.Config.ID] = t
 	return nil
 }
+
+// Default is qemu's enablement rule: on when it has a plugin block or the
+// qemu binary is in PATH (Installed), with its plugin config.
+func Default(_ base.Host, cfg map[string]any, ok bool) (map[string]any, bool) {
+	return cfg, ok || Installed()
+}

@@ -22,3 +22,12 @@ func New(logger hclog.Logger) base.Driver {
 		Logger:     logger,
 	})
 }
+
+// Default is raw_exec's enablement rule: off unless its plugin config says
+// enabled = true.
+func Default(_ base.Host, cfg map[string]any, _ bool) (map[string]any, bool) {
+	if cfg != nil && cfg["enabled"] == true {
+		return cfg, true
+	}
+	return nil, false
+}

@@ -1,0 +1,54 @@
+package catalog
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/nomadish/nomadish/drivers"
+	"github.com/nomadish/nomadish/drivers/qemu"
+)
+
+func TestBuiltinNames(t *testing.T) {
+	want := []string{"docker", "exec", "mock_driver", "qemu", "raw_exec"}
+	if got := Builtin.Names(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("Names = %v, want %v", got, want)
+	}
+	for _, n := range append(want, "mock") {
+		if d, err := Builtin.New(n, nil); err != nil || d == nil {
+			t.Fatalf("New(%q): %v", n, err)
+		}
+	}
+}
+
+// The enablement rules the client applied before they moved here.
+func TestBuiltinEnabled(t *testing.T) {
+	qemuOn := qemu.Installed()
+	for _, tc := range []struct {
+		name    string
+		host    drivers.Host
+		plugins map[string]map[string]any
+		want    map[string]map[string]any
+	}{
+		{"linux user, no blocks", drivers.Host{OS: "linux"}, nil,
+			map[string]map[string]any{"docker": nil}},
+		{"linux root", drivers.Host{OS: "linux", Root: true}, nil,
+			map[string]map[string]any{"docker": nil, "exec": {}}},
+		{"darwin root", drivers.Host{OS: "darwin", Root: true}, nil,
+			map[string]map[string]any{}},
+		{"raw_exec disabled", drivers.Host{OS: "darwin"}, map[string]map[string]any{"raw_exec": {"enabled": false}},
+			map[string]map[string]any{}},
+		{"blocks", drivers.Host{OS: "linux", Root: true}, map[string]map[string]any{
+			"raw_exec": {"enabled": true}, "exec": {"x": 1}, "docker": {"y": 2}, "qemu": {"image_paths": []any{"/i"}}, "mock_driver": nil},
+			map[string]map[string]any{"raw_exec": {"enabled": true}, "exec": {"x": 1}, "docker": {"y": 2},
+				"qemu": {"image_paths": []any{"/i"}}, "mock_driver": {}}},
+	} {
+		if qemuOn {
+			if _, ok := tc.want["qemu"]; !ok {
+				tc.want["qemu"] = tc.plugins["qemu"]
+			}
+		}
+		if got := Builtin.Enabled(tc.host, tc.plugins); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: Enabled = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
