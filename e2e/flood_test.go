@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -23,7 +22,7 @@ import (
 
 // Flood sizes and bounds (website/api.md, "Connection limits").
 const (
-	floodIdle     = 20000 // idle connections: half here, half in a helper process
+	floodIdle     = 20000 // idle connections, held by floodbench helpers in two halves
 	floodSources  = 125   // per half: 80 connections per address, under http_max_conns_per_client
 	floodOneAddr  = 1000  // more from a single address: all but 100 refused
 	floodBlocking = 2000  // blocking GET /v1/jobs, 50 per address
@@ -50,9 +49,9 @@ func TestFloodIdleConnectionsAndBlockingQueries(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The agent inherited this process's open-file limit (and so its HTTP
-	// budget, half of it). This process holds half the idle flood; a
-	// helper (tools/floodbench -hold-idle) holds the other half.
-	need := uint64(floodIdle/2 + floodOneAddr + floodBlocking + 1000)
+	// budget, half of it). This process holds the blocking queries;
+	// tools/floodbench -hold-idle helpers hold the idle flood.
+	need := uint64(floodBlocking + 1000)
 	if got := raiseOwnNoFile(need); got < need {
 		t.Fatalf("this test holds %d connections: RLIMIT_NOFILE is %d and could not be raised (run as root or raise the hard limit)", need, got)
 	}
@@ -66,10 +65,12 @@ func TestFloodIdleConnectionsAndBlockingQueries(t *testing.T) {
 	index := settledJobsIndex(t, a.addr)
 	blocked := openBlocking(t, host, index)
 	defer blocked.close()
-	stopHelper := holdIdleInHelper(t, dir, host)
-	defer stopHelper()
-	idle := openIdle(t, host)
-	defer closeAll(idle)
+	exe := buildFloodbench(t, dir)
+	for _, h := range []struct{ n, sources, net int }{
+		{floodIdle / 2, floodSources, 0}, {floodIdle / 2, floodSources, 3}, {floodOneAddr, 1, 4},
+	} {
+		defer holdIdleInHelper(t, exe, host, h.n, h.sources, h.net)()
+	}
 
 	for i := range 5 {
 		checkLeaderFast(t, a.addr, net.IPv4(127, 0, 2, byte(i+1)))
@@ -164,10 +165,8 @@ func openBlocking(t *testing.T, host string, index uint64) *blockingSet {
 
 func (b *blockingSet) close() { closeAll(b.conns) }
 
-// holdIdleInHelper builds tools/floodbench and has it open floodIdle/2 idle
-// connections from floodSources 127.0.3.x addresses; the returned func
-// ends it.
-func holdIdleInHelper(t *testing.T, dir, host string) func() {
+// buildFloodbench builds tools/floodbench into dir and returns its path.
+func buildFloodbench(t *testing.T, dir string) string {
 	t.Helper()
 	exe := filepath.Join(dir, "floodbench")
 	root, err := exec.Command("go", "env", "GOMOD").Output()
@@ -179,8 +178,18 @@ func holdIdleInHelper(t *testing.T, dir, host string) func() {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building floodbench: %v\n%s", err, out)
 	}
-	cmd := exec.Command(exe, "-addr", host, "-hold-idle", strconv.Itoa(floodIdle/2),
-		"-sources", strconv.Itoa(floodSources), "-idle-net", "3")
+	return exe
+}
+
+// holdIdleInHelper has floodbench (exe) open n idle connections to host
+// from sources 127.0.<net>.x addresses (even ones silent, odd ones after
+// one keep-alive request) and hold them; the returned func ends it.
+// Connections the agent refuses or evicts are fine; dial errors are not
+// (the agent must keep accepting).
+func holdIdleInHelper(t *testing.T, exe, host string, n, sources, net int) func() {
+	t.Helper()
+	cmd := exec.Command(exe, "-addr", host, "-hold-idle", strconv.Itoa(n),
+		"-sources", strconv.Itoa(sources), "-idle-net", strconv.Itoa(net))
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
 	cmd.Stderr = os.Stderr
@@ -194,62 +203,8 @@ func holdIdleInHelper(t *testing.T, dir, host string) func() {
 		stop()
 		t.Fatalf("floodbench helper: %q %v", line, err)
 	}
-	t.Logf("helper holds %d idle connections", held)
+	t.Logf("helper holds %d idle connections from %d 127.0.%d.x addresses", held, sources, net)
 	return stop
-}
-
-// openIdle opens this process's half of the idle flood: floodIdle/2
-// connections from floodSources addresses (even ones silent, odd ones
-// after one keep-alive request) and floodOneAddr from 127.0.0.252. Connections the agent refuses or evicts
-// are fine; dial errors are not (the agent must keep accepting).
-func openIdle(t *testing.T, host string) []net.Conn {
-	t.Helper()
-	var mu sync.Mutex
-	var out []net.Conn
-	var failed atomic.Int64
-	var next atomic.Int64
-	total := int64(floodIdle/2 + floodOneAddr)
-	var wg sync.WaitGroup
-	for range 32 {
-		wg.Go(func() {
-			for i := next.Add(1) - 1; i < total; i = next.Add(1) - 1 {
-				src := net.IPv4(127, 0, 0, byte(2+i%floodSources))
-				if i >= floodIdle/2 {
-					src = net.IPv4(127, 0, 0, 252)
-				}
-				c, err := dialFrom(host, src)
-				if err != nil {
-					failed.Add(1)
-					continue
-				}
-				if i%2 == 1 {
-					keepAliveRequest(c, host)
-				}
-				mu.Lock()
-				out = append(out, c)
-				mu.Unlock()
-			}
-		})
-	}
-	wg.Wait()
-	if n := failed.Load(); n > 0 {
-		t.Fatalf("%d of %d idle connections failed to dial", n, total)
-	}
-	return out
-}
-
-// keepAliveRequest sends one GET /v1/status/leader on c and reads the
-// answer, leaving c open (errors: the agent closed it, which is fine).
-func keepAliveRequest(c net.Conn, host string) {
-	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
-	defer c.SetDeadline(time.Time{})
-	if _, err := fmt.Fprintf(c, "GET /v1/status/leader HTTP/1.1\r\nHost: %s\r\n\r\n", host); err != nil {
-		return
-	}
-	if resp, err := http.ReadResponse(bufio.NewReader(c), nil); err == nil {
-		_, _ = io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-	}
 }
 
 func dialFrom(host string, src net.IP) (net.Conn, error) {
