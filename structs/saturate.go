@@ -6,7 +6,7 @@ import "math"
 // decides a fit (ComparableResources, AllocsFit, the scheduler's ranking and
 // the plan applier's re-check) goes through these, so that no combination of
 // asks, however large, can wrap around to a small or negative total and make
-// an over-committed node look free. Validation bounds every ask (limits.go);
+// an over-committed node look free. Validation bounds every ask (validate_bounds.go);
 // saturation is the second line for values that reach the fit check another
 // way (an old state, a forged plan).
 
