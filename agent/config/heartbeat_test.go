@@ -1,19 +1,14 @@
 package config
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 )
 
 func TestHeartbeatKeys(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "h.hcl")
 	src := "data_dir = \"/d\"\nserver {\n  enabled = true\n  min_heartbeat_ttl = \"2s\"\n  max_heartbeats_per_second = 200\n  heartbeat_grace = \"1s\"\n}\n"
-	if err := os.WriteFile(path, []byte(src), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	path := writeConfig(t, "h.hcl", src)
 	file, err := LoadFile(path)
 	if err != nil {
 		t.Fatal(err)

@@ -1,21 +1,15 @@
 package config
 
 import (
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 )
 
 func TestNodeAuthKeysLoadAndValidate(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "n.hcl")
 	src := "data_dir = \"/d\"\nserver {\n  enabled = true\n  snapshot_restore_max_mb = 512\n" +
 		"  client_introduction {\n    enforcement = \"strict\"\n    tokens = [\"0123456789abcdef\"]\n  }\n}\n" +
 		"client {\n  intro_token = \"0123456789abcdef\"\n}\n"
-	if err := os.WriteFile(path, []byte(src), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	file, err := LoadFile(path)
+	file, err := LoadFile(writeConfig(t, "n.hcl", src))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,12 +23,9 @@ func TestNodeAuthKeysLoadAndValidate(t *testing.T) {
 		t.Fatalf("config: %+v %+v", s, c.Client)
 	}
 
-	bad := filepath.Join(t.TempDir(), "b.hcl")
 	src = "data_dir = \"/d\"\nserver {\n  enabled = true\n  snapshot_restore_max_mb = -1\n" +
 		"  client_introduction {\n    enforcement = \"always\"\n    tokens = [\"short\"]\n  }\n}\n"
-	if err := os.WriteFile(bad, []byte(src), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	bad := writeConfig(t, "b.hcl", src)
 	if file, err = LoadFile(bad); err != nil {
 		t.Fatal(err)
 	}

@@ -1,19 +1,14 @@
 package config
 
 import (
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 )
 
 func TestAllowedOriginsLoadAndValidate(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "o.hcl")
 	src := "data_dir = \"/d\"\nserver { enabled = true }\nhttp_api_allowed_origins = [\"https://ui.example.com\", \"http://10.0.0.5:8080\", \"*\"]\n"
-	if err := os.WriteFile(path, []byte(src), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	path := writeConfig(t, "o.hcl", src)
 	file, err := LoadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -27,11 +22,8 @@ func TestAllowedOriginsLoadAndValidate(t *testing.T) {
 	}
 
 	for _, o := range []string{"ui.example.com", "ftp://x", "https://x/path", "https://user@x", "http://", "https://x?q=1"} {
-		bad := filepath.Join(t.TempDir(), "b.hcl")
 		src := "data_dir = \"/d\"\nserver { enabled = true }\nhttp_api_allowed_origins = [\"" + o + "\"]\n"
-		if err := os.WriteFile(bad, []byte(src), 0o600); err != nil {
-			t.Fatal(err)
-		}
+		bad := writeConfig(t, "b.hcl", src)
 		if file, err = LoadFile(bad); err != nil {
 			t.Fatal(err)
 		}
@@ -41,10 +33,7 @@ func TestAllowedOriginsLoadAndValidate(t *testing.T) {
 			t.Fatalf("%q: err = %v, want %q", o, err, want)
 		}
 	}
-	wrongType := filepath.Join(t.TempDir(), "w.hcl")
-	if err := os.WriteFile(wrongType, []byte("http_api_allowed_origins = 5\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	wrongType := writeConfig(t, "w.hcl", "http_api_allowed_origins = 5\n")
 	if _, err := LoadFile(wrongType); err == nil || !strings.Contains(err.Error(), "http_api_allowed_origins: a list of string is required") {
 		t.Fatalf("err = %v", err)
 	}

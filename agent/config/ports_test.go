@@ -9,11 +9,18 @@ import (
 
 func loadString(t *testing.T, src string) (*Config, error) {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "c.hcl")
+	return LoadFile(writeConfig(t, "c.hcl", src))
+}
+
+// writeConfig writes src to a file named name in a new temp dir and
+// returns its path (errors name it: path:line:col).
+func writeConfig(t *testing.T, name, src string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
 	if err := os.WriteFile(path, []byte(src), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return LoadFile(path)
+	return path
 }
 
 func TestClientPorts(t *testing.T) {

@@ -1,18 +1,13 @@
 package config
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 )
 
 func TestRaftKeysLoadAndValidate(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "r.hcl")
 	src := "data_dir = \"/d\"\nserver {\n  enabled = true\n  raft_snapshot_threshold = 64\n  raft_snapshot_interval = \"2s\"\n  raft_trailing_logs = 16\n}\n"
-	if err := os.WriteFile(path, []byte(src), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	path := writeConfig(t, "r.hcl", src)
 	file, err := LoadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -26,11 +21,8 @@ func TestRaftKeysLoadAndValidate(t *testing.T) {
 		t.Fatalf("server block: %+v", s)
 	}
 
-	bad := filepath.Join(t.TempDir(), "b.hcl")
 	src = "data_dir = \"/d\"\nserver {\n  enabled = true\n  raft_snapshot_interval = \"1ms\"\n  raft_trailing_logs = -1\n}\n"
-	if err := os.WriteFile(bad, []byte(src), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	bad := writeConfig(t, "b.hcl", src)
 	if file, err = LoadFile(bad); err != nil {
 		t.Fatal(err)
 	}
