@@ -230,25 +230,14 @@ func (c *evalContext) heldCores(n *structs.Node, skip []*structs.Allocation) (ma
 		if a.TerminalStatus() || hasAlloc(stops, a.ID) || hasAlloc(evicts, a.ID) || hasAlloc(placed, a.ID) || hasAlloc(skip, a.ID) {
 			continue
 		}
-		addCores(held, a)
+		structs.AddHeldCores(held, a)
 	}
 	for _, a := range placed {
 		if !a.TerminalStatus() && !hasAlloc(skip, a.ID) {
-			addCores(held, a)
+			structs.AddHeldCores(held, a)
 		}
 	}
 	return held, nil
-}
-
-func addCores(held map[uint16]bool, a *structs.Allocation) {
-	if a.AllocatedResources == nil {
-		return
-	}
-	for _, t := range a.AllocatedResources.Tasks {
-		for _, id := range t.Cpu.ReservedCores {
-			held[id] = true
-		}
-	}
 }
 
 // assignCores picks the cores of asks on node n with the plan so far (skip:

@@ -8,14 +8,14 @@ import (
 
 // nodeUsage is what one node offers and what the plan so far would leave
 // used on it, kept per eval so that ranking a node does not re-read and
-// re-add its allocations on every placement. It is the incremental form of
-// structs.AllocsFit over evalContext.proposedAllocs, and agrees with it: new
-// placements of the plan are added as they appear; any other change (a stop
-// or preemption added, an in-place update of an alloc already on the node)
-// makes it recompute from proposedAllocs.
+// re-add its allocations on every placement. Its Usage is the one fit
+// check's (structs.Usage, which structs.AllocsFit builds for the plan
+// applier) over evalContext.proposedAllocs: new placements of the plan are
+// added as they appear; any other change (a stop or preemption added, an
+// in-place update of an alloc already on the node) makes it recompute from
+// proposedAllocs.
 type nodeUsage struct {
-	avail structs.ComparableResources // node.Comparable(), computed once
-	used  structs.ComparableResources // sum of the proposed allocs
+	structs.Usage // Avail: node.Comparable(), computed once; Used: the proposed allocs' sum
 
 	existing []*structs.Allocation // the state's allocs on the node
 	placed   int                   // len(plan.NodeAllocation[node]) accounted for
@@ -36,7 +36,7 @@ func (c *evalContext) usage(n *structs.Node) (*nodeUsage, error) {
 			return nil, err
 		}
 		if len(existing) == 0 {
-			c.pristine = nodeUsage{avail: n.Comparable()}
+			c.pristine = nodeUsage{Usage: structs.NewUsage(n)}
 			return &c.pristine, nil
 		}
 	}
@@ -50,9 +50,7 @@ func (c *evalContext) usage(n *structs.Node) (*nodeUsage, error) {
 				return c.recomputeUsage(n, removed)
 			}
 		}
-		if !a.TerminalStatus() {
-			u.used.Add(a.AllocatedResources.Comparable())
-		}
+		u.Add(a)
 	}
 	u.placed = len(placed)
 	return u, nil
@@ -65,13 +63,13 @@ func (c *evalContext) recomputeUsage(n *structs.Node, removed int) (*nodeUsage, 
 	u := c.usages[n.ID]
 	if u == nil {
 		u = c.newUsage()
-		u.avail = n.Comparable()
+		u.Usage = structs.NewUsage(n)
 		if c.usages == nil {
 			c.usages = map[string]*nodeUsage{}
 		}
 		c.usages[n.ID] = u
 	}
-	u.used = structs.ComparableResources{}
+	u.Used = structs.ComparableResources{}
 	u.placed = len(c.plan.NodeAllocation[n.ID])
 	u.removed = removed
 	if removed == 0 { // proposedAllocs' sum, without building its slice
@@ -82,14 +80,12 @@ func (c *evalContext) recomputeUsage(n *structs.Node, removed int) (*nodeUsage, 
 		u.existing = existing
 		placed := c.plan.NodeAllocation[n.ID]
 		for _, a := range existing {
-			if !a.TerminalStatus() && !hasAlloc(placed, a.ID) {
-				u.used.Add(a.AllocatedResources.Comparable())
+			if !hasAlloc(placed, a.ID) {
+				u.Add(a)
 			}
 		}
 		for _, a := range placed {
-			if !a.TerminalStatus() {
-				u.used.Add(a.AllocatedResources.Comparable())
-			}
+			u.Add(a)
 		}
 		return u, nil
 	}
@@ -99,7 +95,7 @@ func (c *evalContext) recomputeUsage(n *structs.Node, removed int) (*nodeUsage, 
 	}
 	u.existing = c.nodeAllocs[n.ID]
 	for _, a := range proposed {
-		u.used.Add(a.AllocatedResources.Comparable())
+		u.Add(a)
 	}
 	return u, nil
 }
@@ -139,21 +135,6 @@ func (c *evalContext) newUsage() *nodeUsage {
 	}
 	c.usageSlab = append(c.usageSlab, nodeUsage{})
 	return &c.usageSlab[len(c.usageSlab)-1]
-}
-
-// fits reports whether ask fits next to what the node already uses, and
-// returns the usage with it; dim names the exhausted dimension otherwise.
-// It is structs.AllocsFit's check on the cached sums: if AllocsFit learns
-// another dimension (reserved cores), add it here too
-// (TestFitsMatchesAllocsFit compares the two). Ports are the exception: they
-// are not sums, so binPackIterator checks them after fits, only for a group
-// with networks (ports.go assignPorts, AllocsFit's rule: no host port held
-// twice, none of the node's reserved ports).
-func (u *nodeUsage) fits(ask structs.ComparableResources) (ok bool, dim string, used structs.ComparableResources) {
-	used = u.used
-	used.Add(ask)
-	ok, dim = u.avail.Superset(used)
-	return ok, dim, used
 }
 
 // node returns the node with the ID from the state (nil when gone), reading

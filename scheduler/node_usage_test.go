@@ -66,16 +66,18 @@ func TestUsageAgreesWithProposedAllocs(t *testing.T) {
 				}
 				proposed, _ := ctx.proposedAllocs(m.ID)
 				_, _, want := structs.AllocsFit(m, proposed)
-				if u.used != want {
-					t.Fatalf("seed %d step %d node %s: usage %+v, proposedAllocs sum %+v", seed, step, m.ID, u.used, want)
+				if u.Used != want {
+					t.Fatalf("seed %d step %d node %s: usage %+v, proposedAllocs sum %+v", seed, step, m.ID, u.Used, want)
 				}
 			}
 		}
 	}
 }
 
-// TestFitsMatchesAllocsFit checks the cached fit check against
-// structs.AllocsFit, the plan applier's, on random nodes and asks.
+// TestFitsMatchesAllocsFit checks the ranker's incremental usage (the plan
+// so far, added as it grows) against
+// structs.AllocsFit over the whole list, the plan applier's call, on random
+// nodes and asks: both decide with structs.Usage.Fits.
 func TestFitsMatchesAllocsFit(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 7))
 	for i := range 500 {
@@ -95,7 +97,7 @@ func TestFitsMatchesAllocsFit(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ok, dim, used := u.fits(probe.AllocatedResources.Comparable())
+		ok, dim, used := u.Fits(probe.AllocatedResources.Comparable())
 		wantOK, wantDim, wantUsed := structs.AllocsFit(n, append(st.byNode["n"], probe))
 		if ok != wantOK || dim != wantDim || used != wantUsed {
 			t.Fatalf("case %d: fits = %v %q %+v, AllocsFit = %v %q %+v", i, ok, dim, used, wantOK, wantDim, wantUsed)

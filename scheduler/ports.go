@@ -46,23 +46,14 @@ func (c *evalContext) usedPorts(n *structs.Node) (map[int]bool, error) {
 		if a.TerminalStatus() || hasAlloc(stops, a.ID) || hasAlloc(evicts, a.ID) || hasAlloc(placed, a.ID) {
 			continue // gone, or replaced by its in-place update in placed
 		}
-		addPorts(used, a)
+		structs.AddHeldPorts(used, a)
 	}
 	for _, a := range placed {
 		if !a.TerminalStatus() {
-			addPorts(used, a)
+			structs.AddHeldPorts(used, a)
 		}
 	}
 	return used, nil
-}
-
-func addPorts(used map[int]bool, a *structs.Allocation) {
-	if a.AllocatedResources == nil {
-		return
-	}
-	for _, p := range a.AllocatedResources.Shared.Ports {
-		used[p.Value] = true
-	}
 }
 
 // portRand returns the eval's port picker, seeded from the plan's eval ID

@@ -92,10 +92,10 @@ func (it *binPackIterator) Next() *rankedNode {
 		}
 		ask := it.ask
 		ask.CpuShares = structs.SatAdd(ask.CpuShares, coresCPU(n, it.cores)) // the cheap sums first: a full node costs no core map
-		fit, dim, used := u.fits(ask)
+		fit, dim, used := u.Fits(ask)
 		if !fit {
 			if dim == "cpu" && len(it.cores) > 0 {
-				if plain, _, _ := u.fits(it.ask); plain {
+				if plain, _, _ := u.Fits(it.ask); plain {
 					dim = "cores" // the MHz of the asked cores are what is missing
 				}
 			}
@@ -126,7 +126,7 @@ func (it *binPackIterator) Next() *rankedNode {
 		}
 		r := it.ctx.newRanked(n)
 		r.ports, r.cores = ports, cores
-		r.addScore(scorerBinPack, fitScore(u.avail, used, it.spread), true)
+		r.addScore(scorerBinPack, fitScore(u.Avail, used, it.spread), true)
 		if cores.ok {
 			r.addScore(scorerCores, cores.score, true)
 		}

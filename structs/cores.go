@@ -93,27 +93,57 @@ func containsCore(ids []uint16, id uint16) bool {
 // builds nothing.
 func coresFit(node *Node, allocs []*Allocation) bool {
 	var held map[uint16]bool // nil until some alloc holds a core
-	var usable map[uint16]bool
 	for _, a := range allocs {
-		if a.TerminalStatus() || a.AllocatedResources == nil {
+		if a.TerminalStatus() || a.AllocatedResources == nil || !holdsCores(a) {
 			continue
 		}
-		for _, t := range a.AllocatedResources.Tasks {
-			if len(t.Cpu.ReservedCores) == 0 {
-				continue
-			}
-			if held == nil {
-				held, usable = map[uint16]bool{}, usableCores(node)
-			}
-			for _, id := range t.Cpu.ReservedCores {
-				if held[id] || !usable[id] {
-					return false
-				}
-				held[id] = true
-			}
+		if held == nil {
+			held = map[uint16]bool{}
+		}
+		if !AddHeldCores(held, a) {
+			return false
+		}
+	}
+	if held == nil {
+		return true
+	}
+	usable := usableCores(node)
+	for id := range held {
+		if !usable[id] {
+			return false
 		}
 	}
 	return true
+}
+
+func holdsCores(a *Allocation) bool {
+	for _, t := range a.AllocatedResources.Tasks {
+		if len(t.Cpu.ReservedCores) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// AddHeldCores adds the allocation's reserved cores to held (the cores
+// already taken on its node) and reports whether they were all free: the
+// cores rule of the one fit check (AllocsFit, which also requires each
+// core be usable on the node), shared by the scheduler's core assignment.
+// The caller skips terminal allocations.
+func AddHeldCores(held map[uint16]bool, a *Allocation) (free bool) {
+	if a.AllocatedResources == nil {
+		return true
+	}
+	free = true
+	for _, t := range a.AllocatedResources.Tasks {
+		for _, id := range t.Cpu.ReservedCores {
+			if held[id] {
+				free = false
+			}
+			held[id] = true
+		}
+	}
+	return free
 }
 
 // usableCores is the set of cores UsableCore accepts.

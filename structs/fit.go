@@ -2,20 +2,52 @@ package structs
 
 import "math"
 
-// AllocsFit reports whether the non-terminal allocations given fit on the
-// node: cpu, memory and disk sums, distinct host ports and distinct usable
-// reserved cores (cores.go). It is the one fit check: the scheduler's
-// ranking and the plan applier's re-check both call it, so they can never
-// disagree. When the allocations do not fit, dim names the exhausted
-// dimension. used is what the allocations add up to.
-func AllocsFit(node *Node, allocs []*Allocation) (fit bool, dim string, used ComparableResources) {
-	for _, a := range allocs {
-		if a.TerminalStatus() {
-			continue
-		}
-		used.Add(a.AllocatedResources.Comparable())
+// Usage is the one fit check's state for one node: what the node offers
+// (Avail, node.Comparable()) and what its live allocations add up to
+// (Used). AllocsFit builds one from a list of allocations; the scheduler's
+// ranker keeps one per node and adds the plan's placements as they come
+// (its fast path, without re-reading the node's allocations), and both
+// decide with Fits, so the ranker and the plan applier cannot disagree on
+// cpu, memory and disk. Host ports and reserved cores are sets, not sums:
+// both sides collect them with AddHeldPorts and AddHeldCores.
+type Usage struct {
+	Avail, Used ComparableResources
+}
+
+// NewUsage returns the node's capacity with nothing used.
+func NewUsage(node *Node) Usage { return Usage{Avail: node.Comparable()} }
+
+// Add counts a live allocation in Used (a terminal one holds nothing).
+func (u *Usage) Add(a *Allocation) {
+	if !a.TerminalStatus() {
+		u.Used.Add(a.AllocatedResources.Comparable())
 	}
-	ok, dim := node.Comparable().Superset(used)
+}
+
+// Fits reports whether ask fits next to Used, returning the usage with it;
+// dim names the first exhausted dimension ("cpu", "memory", "disk")
+// otherwise.
+func (u *Usage) Fits(ask ComparableResources) (ok bool, dim string, used ComparableResources) {
+	used = u.Used
+	used.Add(ask)
+	ok, dim = u.Avail.Superset(used)
+	return ok, dim, used
+}
+
+// AllocsFit reports whether the non-terminal allocations given fit on the
+// node: cpu, memory and disk sums (Usage.Fits), distinct host ports clear of
+// the node's reserved ones (AddHeldPorts) and distinct usable reserved cores
+// (AddHeldCores). The plan applier calls it for every node of a plan; the
+// scheduler's ranker reaches the same answer through the same Usage.Fits,
+// AddHeldPorts and AddHeldCores on its cached per-node state. When the
+// allocations do not fit, dim names the exhausted dimension. used is what
+// the allocations add up to.
+func AllocsFit(node *Node, allocs []*Allocation) (fit bool, dim string, used ComparableResources) {
+	u := NewUsage(node)
+	for _, a := range allocs {
+		u.Add(a)
+	}
+	ok, dim, used := u.Fits(ComparableResources{})
 	if ok && !portsFit(node, allocs) {
 		ok, dim = false, DimPortCollision
 	}

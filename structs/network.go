@@ -204,12 +204,28 @@ func portsFit(node *Node, allocs []*Allocation) bool {
 				used[p] = true
 			}
 		}
-		for _, p := range a.AllocatedResources.Shared.Ports {
-			if used[p.Value] {
-				return false
-			}
-			used[p.Value] = true
+		if !AddHeldPorts(used, a) {
+			return false
 		}
 	}
 	return true
+}
+
+// AddHeldPorts adds the allocation's host ports to used (the ports already
+// taken on its node, the node's reserved ones included) and reports whether
+// they were all free: the port rule of the one fit check (AllocsFit), which
+// the scheduler's port assignment shares. The caller skips terminal
+// allocations.
+func AddHeldPorts(used map[int]bool, a *Allocation) (free bool) {
+	if a.AllocatedResources == nil {
+		return true
+	}
+	free = true
+	for _, p := range a.AllocatedResources.Shared.Ports {
+		if used[p.Value] {
+			free = false
+		}
+		used[p.Value] = true
+	}
+	return free
 }
