@@ -20,8 +20,22 @@ func TestDepsBase(t *testing.T) {
 			t.Errorf("drivers/base depends on %s", dep)
 		}
 	}
-	drivers := []string{"../docker", "../exec", "../rawexec", "../qemu", "../mock"}
-	out, err = exec.Command("go", append([]string{"list", "-deps"}, drivers...)...).CombinedOutput()
+	// The concrete drivers are what drivers/catalog imports besides drivers
+	// and drivers/base, so a new driver is checked without listing it here.
+	out, err = exec.Command("go", "list", "-f", `{{join .Imports "\n"}}`, "../catalog").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	var concrete []string
+	for _, imp := range strings.Fields(string(out)) {
+		if strings.HasPrefix(imp, "github.com/nomadish/nomadish/drivers/") && !strings.HasSuffix(imp, "/drivers/base") {
+			concrete = append(concrete, imp)
+		}
+	}
+	if len(concrete) < 5 {
+		t.Fatalf("drivers/catalog imports %v: fewer drivers than the five built in", concrete)
+	}
+	out, err = exec.Command("go", append([]string{"list", "-deps"}, concrete...)...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("go list: %v\n%s", err, out)
 	}
