@@ -10,6 +10,7 @@ import (
 	"github.com/nomadish/nomadish/client/fingerprint"
 	"github.com/nomadish/nomadish/client/pluginmgr"
 	"github.com/nomadish/nomadish/drivers"
+	"github.com/nomadish/nomadish/drivers/base"
 )
 
 // RPCer is how the client talks to the servers (rpcclient.Client over TCP,
@@ -90,5 +91,5 @@ func (c *Config) fingerprintConfig(dataDir string) (fingerprint.Config, error) {
 // enabled = true, exec when root on Linux, docker on Linux, qemu when
 // installed or configured, mock_driver when it has a plugin block).
 func (c *Config) enabledDrivers(isRoot bool) map[string]map[string]any {
-	return c.Drivers.Enabled(drivers.Host{OS: runtime.GOOS, Root: isRoot}, c.PluginConfig)
+	return c.Drivers.Enabled(base.Host{OS: runtime.GOOS, Root: isRoot}, c.PluginConfig)
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/nomadish/nomadish/client/pluginmgr"
 	"github.com/nomadish/nomadish/drivers"
+	"github.com/nomadish/nomadish/drivers/base"
 )
 
 // defaultLauncher starts driver plugins as "<PluginExecutable> plugin <name>"
@@ -27,5 +28,5 @@ func (c *Client) defaultLauncher() pluginmgr.LaunchFunc {
 	}
 }
 
-// drivers.Driver is a plugin as the manager needs it.
-var _ pluginmgr.Plugin = drivers.Driver(nil)
+// base.Driver is a plugin as the manager needs it.
+var _ pluginmgr.Plugin = base.Driver(nil)

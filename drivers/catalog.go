@@ -9,20 +9,17 @@ import (
 	"github.com/nomadish/nomadish/drivers/base"
 )
 
-// Host is what a driver's default rule sees of the client's machine.
-type Host = base.Host
-
 // DefaultFunc is a driver's enablement rule: given the host and its plugin
 // block's config (ok: the agent has a plugin block for it), whether the
 // client runs the driver and with which config.
-type DefaultFunc func(h Host, cfg map[string]any, ok bool) (map[string]any, bool)
+type DefaultFunc func(h base.Host, cfg map[string]any, ok bool) (map[string]any, bool)
 
 // Entry is one driver of a catalog: its name (and other names Serve and New
 // accept), its in-process constructor and its enablement rule.
 type Entry struct {
 	Name    string
 	Aliases []string
-	New     func(hclog.Logger) Driver
+	New     func(hclog.Logger) base.Driver
 	Default DefaultFunc
 }
 
@@ -58,7 +55,7 @@ func (c Catalog) lookup(name string) (Entry, bool) {
 // New returns the named driver running in this process (no plugin
 // subprocess): for tests and for Serve. Aliases are accepted ("mock" for
 // mock_driver).
-func (c Catalog) New(name string, logger hclog.Logger) (Driver, error) {
+func (c Catalog) New(name string, logger hclog.Logger) (base.Driver, error) {
 	if logger == nil {
 		logger = hclog.NewNullLogger()
 	}
@@ -72,7 +69,7 @@ func (c Catalog) New(name string, logger hclog.Logger) (Driver, error) {
 // Enabled returns the drivers the client runs on h with their plugin
 // config, as each entry's Default rule says given the agent's plugin blocks
 // (by driver name). An entry without a rule runs only with a plugin block.
-func (c Catalog) Enabled(h Host, plugins map[string]map[string]any) map[string]map[string]any {
+func (c Catalog) Enabled(h base.Host, plugins map[string]map[string]any) map[string]map[string]any {
 	out := map[string]map[string]any{}
 	for _, e := range c {
 		cfg, ok := plugins[e.Name]

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hashicorp/go-msgpack/v2/codec"
 
+	"github.com/nomadish/nomadish/drivers/base"
 	pb "github.com/nomadish/nomadish/drivers/proto"
 )
 
@@ -43,7 +44,7 @@ func decodeConfig(b []byte) (map[string]any, error) {
 	return m, nil
 }
 
-func taskConfigToPB(c *TaskConfig) (*pb.TaskConfig, error) {
+func taskConfigToPB(c *base.TaskConfig) (*pb.TaskConfig, error) {
 	if c == nil {
 		return nil, nil
 	}
@@ -60,7 +61,7 @@ func taskConfigToPB(c *TaskConfig) (*pb.TaskConfig, error) {
 	}, nil
 }
 
-func taskConfigFromPB(p *pb.TaskConfig) (*TaskConfig, error) {
+func taskConfigFromPB(p *pb.TaskConfig) (*base.TaskConfig, error) {
 	if p == nil {
 		return nil, nil
 	}
@@ -68,7 +69,7 @@ func taskConfigFromPB(p *pb.TaskConfig) (*TaskConfig, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &TaskConfig{
+	c := &base.TaskConfig{
 		ID: p.Id, Name: p.Name, AllocID: p.AllocId, JobName: p.JobName, TaskGroupName: p.TaskGroupName,
 		Env: p.Env, User: p.User, Config: cfg,
 		AllocDir: p.AllocDir, TaskDir: p.TaskDir, StdoutPath: p.StdoutPath, StderrPath: p.StderrPath,
@@ -78,7 +79,7 @@ func taskConfigFromPB(p *pb.TaskConfig) (*TaskConfig, error) {
 	return c, nil
 }
 
-func handleToPB(h *TaskHandle) (*pb.TaskHandle, error) {
+func handleToPB(h *base.TaskHandle) (*pb.TaskHandle, error) {
 	if h == nil {
 		return nil, nil
 	}
@@ -89,7 +90,7 @@ func handleToPB(h *TaskHandle) (*pb.TaskHandle, error) {
 	return &pb.TaskHandle{Version: int32(h.Version), Config: cfg, State: string(h.State), DriverState: h.DriverState}, nil
 }
 
-func handleFromPB(p *pb.TaskHandle) (*TaskHandle, error) {
+func handleFromPB(p *pb.TaskHandle) (*base.TaskHandle, error) {
 	if p == nil {
 		return nil, nil
 	}
@@ -97,18 +98,18 @@ func handleFromPB(p *pb.TaskHandle) (*TaskHandle, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &TaskHandle{Version: int(p.Version), Config: cfg, State: TaskState(p.State), DriverState: p.DriverState}, nil
+	return &base.TaskHandle{Version: int(p.Version), Config: cfg, State: base.TaskState(p.State), DriverState: p.DriverState}, nil
 }
 
 // sentinels maps the shared errors to wire codes.
 var sentinels = map[pb.ErrorCode]error{
-	pb.ErrorCode_ERROR_CODE_TASK_NOT_FOUND:    ErrTaskNotFound,
-	pb.ErrorCode_ERROR_CODE_TASK_EXISTS:       ErrTaskExists,
-	pb.ErrorCode_ERROR_CODE_TASK_RUNNING:      ErrTaskRunning,
-	pb.ErrorCode_ERROR_CODE_DISABLED:          ErrDisabled,
-	pb.ErrorCode_ERROR_CODE_PLUGIN_SHUTDOWN:   ErrPluginShutdown,
-	pb.ErrorCode_ERROR_CODE_EXIT_CODE_UNKNOWN: ErrExitCodeUnknown,
-	pb.ErrorCode_ERROR_CODE_NOT_SUPPORTED:     ErrNotSupported,
+	pb.ErrorCode_ERROR_CODE_TASK_NOT_FOUND:    base.ErrTaskNotFound,
+	pb.ErrorCode_ERROR_CODE_TASK_EXISTS:       base.ErrTaskExists,
+	pb.ErrorCode_ERROR_CODE_TASK_RUNNING:      base.ErrTaskRunning,
+	pb.ErrorCode_ERROR_CODE_DISABLED:          base.ErrDisabled,
+	pb.ErrorCode_ERROR_CODE_PLUGIN_SHUTDOWN:   base.ErrPluginShutdown,
+	pb.ErrorCode_ERROR_CODE_EXIT_CODE_UNKNOWN: base.ErrExitCodeUnknown,
+	pb.ErrorCode_ERROR_CODE_NOT_SUPPORTED:     base.ErrNotSupported,
 }
 
 func errorCode(err error) pb.ErrorCode {
@@ -139,7 +140,7 @@ func errorFromCode(code pb.ErrorCode, msg string) error {
 	return &codedError{msg: msg, sentinel: sentinels[code]}
 }
 
-func exitToPB(r *ExitResult) *pb.ExitResult {
+func exitToPB(r *base.ExitResult) *pb.ExitResult {
 	if r == nil {
 		return nil
 	}
@@ -150,11 +151,11 @@ func exitToPB(r *ExitResult) *pb.ExitResult {
 	return p
 }
 
-func exitFromPB(p *pb.ExitResult) *ExitResult {
+func exitFromPB(p *pb.ExitResult) *base.ExitResult {
 	if p == nil {
 		return nil
 	}
-	return &ExitResult{ExitCode: int(p.ExitCode), Signal: int(p.Signal), OOMKilled: p.OomKilled, Err: errorFromCode(p.ErrCode, p.Err)}
+	return &base.ExitResult{ExitCode: int(p.ExitCode), Signal: int(p.Signal), OOMKilled: p.OomKilled, Err: errorFromCode(p.ErrCode, p.Err)}
 }
 
 func unixNano(t time.Time) int64 {
@@ -171,7 +172,7 @@ func fromUnixNano(n int64) time.Time {
 	return time.Unix(0, n)
 }
 
-func usageToPB(u *TaskResourceUsage) *pb.TaskResourceUsage {
+func usageToPB(u *base.TaskResourceUsage) *pb.TaskResourceUsage {
 	return &pb.TaskResourceUsage{
 		TimestampUnixNano: unixNano(u.Timestamp),
 		CpuPercent:        u.CPU.Percent, CpuUserPercent: u.CPU.UserPercent, CpuSystemPercent: u.CPU.SystemPercent,
@@ -180,26 +181,26 @@ func usageToPB(u *TaskResourceUsage) *pb.TaskResourceUsage {
 	}
 }
 
-func usageFromPB(p *pb.TaskResourceUsage) *TaskResourceUsage {
-	return &TaskResourceUsage{
+func usageFromPB(p *pb.TaskResourceUsage) *base.TaskResourceUsage {
+	return &base.TaskResourceUsage{
 		Timestamp: fromUnixNano(p.TimestampUnixNano),
-		CPU: CPUUsage{Percent: p.CpuPercent, UserPercent: p.CpuUserPercent, SystemPercent: p.CpuSystemPercent,
+		CPU: base.CPUUsage{Percent: p.CpuPercent, UserPercent: p.CpuUserPercent, SystemPercent: p.CpuSystemPercent,
 			UserTime: time.Duration(p.CpuUserTimeNs), SystemTime: time.Duration(p.CpuSystemTimeNs)},
-		Memory: MemoryUsage{RSS: p.MemoryRss, Swap: p.MemorySwap},
+		Memory: base.MemoryUsage{RSS: p.MemoryRss, Swap: p.MemorySwap},
 		Pids:   int(p.Pids),
 	}
 }
 
-func resourcesToPB(r Resources) *pb.Resources {
+func resourcesToPB(r base.Resources) *pb.Resources {
 	return &pb.Resources{CpuShares: r.CPUShares, MemoryMb: r.MemoryMB, MemoryMaxMb: r.MemoryMaxMB,
 		Cores: idsToPB(r.Cores), NumaNodes: idsToPB(r.NUMANodes)}
 }
 
-func resourcesFromPB(r *pb.Resources) Resources {
+func resourcesFromPB(r *pb.Resources) base.Resources {
 	if r == nil {
-		return Resources{}
+		return base.Resources{}
 	}
-	return Resources{CPUShares: r.CpuShares, MemoryMB: r.MemoryMb, MemoryMaxMB: r.MemoryMaxMb,
+	return base.Resources{CPUShares: r.CpuShares, MemoryMB: r.MemoryMb, MemoryMaxMB: r.MemoryMaxMb,
 		Cores: idsFromPB(r.Cores), NUMANodes: idsFromPB(r.NumaNodes)}
 }
 

@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/nomadish/nomadish/drivers/base"
 	pb "github.com/nomadish/nomadish/drivers/proto"
 )
 
@@ -23,8 +24,8 @@ type grpcClient struct {
 }
 
 var (
-	_ Driver         = (*grpcClient)(nil)
-	_ TaskDiscoverer = (*grpcClient)(nil)
+	_ base.Driver         = (*grpcClient)(nil)
+	_ base.TaskDiscoverer = (*grpcClient)(nil)
 )
 
 // callCtx merges parent with the plugin's lifetime.
@@ -41,7 +42,7 @@ func (c *grpcClient) fromStatus(err error) error {
 	}
 	st, _ := status.FromError(err)
 	if c.doneCtx.Err() != nil || st.Code() == codes.Unavailable {
-		return fmt.Errorf("%w: %s", ErrPluginShutdown, st.Message())
+		return fmt.Errorf("%w: %s", base.ErrPluginShutdown, st.Message())
 	}
 	for _, m := range grpcCodes {
 		if st.Code() == m.code {
@@ -51,14 +52,14 @@ func (c *grpcClient) fromStatus(err error) error {
 	return errors.New(st.Message())
 }
 
-func (c *grpcClient) Fingerprint(ctx context.Context) (*Fingerprint, error) {
+func (c *grpcClient) Fingerprint(ctx context.Context) (*base.Fingerprint, error) {
 	ctx, cancel := c.callCtx(ctx)
 	defer cancel()
 	r, err := c.client.Fingerprint(ctx, &pb.FingerprintRequest{})
 	if err != nil {
 		return nil, c.fromStatus(err)
 	}
-	return &Fingerprint{Health: HealthState(r.Health), HealthDescription: r.HealthDescription, Attributes: r.Attributes}, nil
+	return &base.Fingerprint{Health: base.HealthState(r.Health), HealthDescription: r.HealthDescription, Attributes: r.Attributes}, nil
 }
 
 func (c *grpcClient) SetConfig(cfg map[string]any) error {
@@ -72,19 +73,19 @@ func (c *grpcClient) SetConfig(cfg map[string]any) error {
 	return c.fromStatus(err)
 }
 
-func (c *grpcClient) Capabilities() (*Capabilities, error) {
+func (c *grpcClient) Capabilities() (*base.Capabilities, error) {
 	ctx, cancel := c.callCtx(context.Background())
 	defer cancel()
 	r, err := c.client.Capabilities(ctx, &pb.CapabilitiesRequest{})
 	if err != nil {
 		return nil, c.fromStatus(err)
 	}
-	return &Capabilities{SendSignals: r.SendSignals, Exec: r.Exec, FSIsolation: FSIsolation(r.FsIsolation),
+	return &base.Capabilities{SendSignals: r.SendSignals, Exec: r.Exec, FSIsolation: base.FSIsolation(r.FsIsolation),
 		ResourceLimits: r.ResourceLimits, UpdateResources: r.UpdateResources}, nil
 }
 
 // UpdateTask: a plugin whose driver lacks it answers ErrNotSupported.
-func (c *grpcClient) UpdateTask(taskID string, res *Resources) error {
+func (c *grpcClient) UpdateTask(taskID string, res *base.Resources) error {
 	ctx, cancel := c.callCtx(context.Background())
 	defer cancel()
 	req := &pb.UpdateTaskRequest{TaskId: taskID}
@@ -95,7 +96,7 @@ func (c *grpcClient) UpdateTask(taskID string, res *Resources) error {
 	return c.fromStatus(err)
 }
 
-func (c *grpcClient) StartTask(cfg *TaskConfig) (*TaskHandle, error) {
+func (c *grpcClient) StartTask(cfg *base.TaskConfig) (*base.TaskHandle, error) {
 	pc, err := taskConfigToPB(cfg)
 	if err != nil {
 		return nil, err
@@ -110,7 +111,7 @@ func (c *grpcClient) StartTask(cfg *TaskConfig) (*TaskHandle, error) {
 }
 
 // DiscoverTask: a plugin whose driver lacks it answers ErrNotSupported.
-func (c *grpcClient) DiscoverTask(cfg *TaskConfig) (*TaskHandle, error) {
+func (c *grpcClient) DiscoverTask(cfg *base.TaskConfig) (*base.TaskHandle, error) {
 	pc, err := taskConfigToPB(cfg)
 	if err != nil {
 		return nil, err
@@ -140,7 +141,7 @@ func (c *grpcClient) openStream(s grpc.ClientStream) error {
 	return nil
 }
 
-func (c *grpcClient) WaitTask(ctx context.Context, taskID string) (<-chan *ExitResult, error) {
+func (c *grpcClient) WaitTask(ctx context.Context, taskID string) (<-chan *base.ExitResult, error) {
 	sctx, cancel := c.callCtx(ctx)
 	stream, err := c.client.WaitTask(sctx, &pb.TaskIDRequest{TaskId: taskID})
 	if err != nil {
@@ -151,7 +152,7 @@ func (c *grpcClient) WaitTask(ctx context.Context, taskID string) (<-chan *ExitR
 		cancel()
 		return nil, err
 	}
-	ch := make(chan *ExitResult, 1)
+	ch := make(chan *base.ExitResult, 1)
 	go func() {
 		defer close(ch)
 		defer cancel()
@@ -162,7 +163,7 @@ func (c *grpcClient) WaitTask(ctx context.Context, taskID string) (<-chan *ExitR
 		case ctx.Err() != nil:
 			// the caller stopped waiting: close without a value
 		default:
-			ch <- &ExitResult{Err: c.fromStatus(err)}
+			ch <- &base.ExitResult{Err: c.fromStatus(err)}
 		}
 	}()
 	return ch, nil
@@ -182,15 +183,15 @@ func (c *grpcClient) DestroyTask(taskID string, force bool) error {
 	return c.fromStatus(err)
 }
 
-func (c *grpcClient) InspectTask(taskID string) (*TaskStatus, error) {
+func (c *grpcClient) InspectTask(taskID string) (*base.TaskStatus, error) {
 	ctx, cancel := c.callCtx(context.Background())
 	defer cancel()
 	r, err := c.client.InspectTask(ctx, &pb.TaskIDRequest{TaskId: taskID})
 	if err != nil {
 		return nil, c.fromStatus(err)
 	}
-	return &TaskStatus{
-		ID: r.Id, Name: r.Name, State: TaskState(r.State),
+	return &base.TaskStatus{
+		ID: r.Id, Name: r.Name, State: base.TaskState(r.State),
 		StartedAt: fromUnixNano(r.StartedAtUnixNano), CompletedAt: fromUnixNano(r.CompletedAtUnixNano),
 		ExitResult: exitFromPB(r.ExitResult), DriverAttributes: r.DriverAttributes,
 	}, nil
@@ -205,7 +206,7 @@ func (c *grpcClient) SignalTask(taskID string, signal string) error {
 
 // TaskStats: the channel closes when the task exits, ctx ends or the
 // plugin dies.
-func (c *grpcClient) TaskStats(ctx context.Context, taskID string, interval time.Duration) (<-chan *TaskResourceUsage, error) {
+func (c *grpcClient) TaskStats(ctx context.Context, taskID string, interval time.Duration) (<-chan *base.TaskResourceUsage, error) {
 	sctx, cancel := c.callCtx(ctx)
 	stream, err := c.client.TaskStats(sctx, &pb.TaskStatsRequest{TaskId: taskID, IntervalNs: int64(interval)})
 	if err != nil {
@@ -216,7 +217,7 @@ func (c *grpcClient) TaskStats(ctx context.Context, taskID string, interval time
 		cancel()
 		return nil, err
 	}
-	ch := make(chan *TaskResourceUsage)
+	ch := make(chan *base.TaskResourceUsage)
 	go func() {
 		defer close(ch)
 		defer cancel()
@@ -235,7 +236,7 @@ func (c *grpcClient) TaskStats(ctx context.Context, taskID string, interval time
 	return ch, nil
 }
 
-func (c *grpcClient) RecoverTask(h *TaskHandle) error {
+func (c *grpcClient) RecoverTask(h *base.TaskHandle) error {
 	ph, err := handleToPB(h)
 	if err != nil {
 		return err

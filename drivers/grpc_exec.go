@@ -26,7 +26,7 @@ var (
 // an error wrapping ErrNotSupported. One goroutine forwards opts.Stdin and
 // may stay blocked reading it after the call returns (the contract of
 // ExecOptions.Stdin); another forwards ResizeCh until the call returns.
-func (c *grpcClient) ExecTaskStreaming(ctx context.Context, taskID string, opts *ExecOptions) (*ExitResult, error) {
+func (c *grpcClient) ExecTaskStreaming(ctx context.Context, taskID string, opts *base.ExecOptions) (*base.ExitResult, error) {
 	sctx, cancel := c.callCtx(ctx)
 	defer cancel()
 	stream, err := c.client.ExecTask(sctx)
@@ -113,7 +113,7 @@ func sendStdin(in io.Reader, send func(*pb.ExecTaskRequest) error) {
 func (s *grpcServer) ExecTask(stream pb.Driver_ExecTaskServer) error {
 	ex, ok := s.impl.(base.ExecStreamer)
 	if !ok {
-		return toStatus(fmt.Errorf("exec: %w", ErrNotSupported))
+		return toStatus(fmt.Errorf("exec: %w", base.ErrNotSupported))
 	}
 	first, err := stream.Recv()
 	if err != nil {
@@ -146,7 +146,7 @@ func (s *grpcServer) ExecTask(stream pb.Driver_ExecTaskServer) error {
 			return len(p), nil
 		})
 	}
-	res, err := ex.ExecTaskStreaming(stream.Context(), first.Setup.TaskId, &ExecOptions{
+	res, err := ex.ExecTaskStreaming(stream.Context(), first.Setup.TaskId, &base.ExecOptions{
 		Command: first.Setup.Command, Tty: first.Setup.Tty,
 		Stdin: stdinR, Stdout: out(true), Stderr: out(false), ResizeCh: resize,
 	})

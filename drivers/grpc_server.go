@@ -20,7 +20,7 @@ var streamOK = metadata.Pairs("nomadish-stream", "ok")
 // grpcServer serves a Driver inside the plugin process.
 type grpcServer struct {
 	pb.UnimplementedDriverServer
-	impl Driver
+	impl base.Driver
 }
 
 // grpcCodes maps the shared sentinels to gRPC codes (and back, in the
@@ -29,11 +29,11 @@ var grpcCodes = []struct {
 	err  error
 	code codes.Code
 }{
-	{ErrTaskNotFound, codes.NotFound},
-	{ErrTaskExists, codes.AlreadyExists},
-	{ErrTaskRunning, codes.FailedPrecondition},
-	{ErrDisabled, codes.PermissionDenied},
-	{ErrNotSupported, codes.Unimplemented},
+	{base.ErrTaskNotFound, codes.NotFound},
+	{base.ErrTaskExists, codes.AlreadyExists},
+	{base.ErrTaskRunning, codes.FailedPrecondition},
+	{base.ErrDisabled, codes.PermissionDenied},
+	{base.ErrNotSupported, codes.Unimplemented},
 }
 
 // toStatus turns a driver error into a gRPC status error.
@@ -77,9 +77,9 @@ func (s *grpcServer) Capabilities(context.Context, *pb.CapabilitiesRequest) (*pb
 func (s *grpcServer) UpdateTask(_ context.Context, req *pb.UpdateTaskRequest) (*pb.Empty, error) {
 	u, ok := s.impl.(base.ResourceUpdater)
 	if !ok {
-		return nil, toStatus(ErrNotSupported)
+		return nil, toStatus(base.ErrNotSupported)
 	}
-	var res *Resources
+	var res *base.Resources
 	if r := req.Resources; r != nil {
 		rr := resourcesFromPB(r)
 		res = &rr
@@ -108,7 +108,7 @@ func (s *grpcServer) StartTask(_ context.Context, req *pb.StartTaskRequest) (*pb
 func (s *grpcServer) DiscoverTask(_ context.Context, req *pb.StartTaskRequest) (*pb.StartTaskResponse, error) {
 	d, ok := s.impl.(base.TaskDiscoverer)
 	if !ok {
-		return nil, toStatus(ErrNotSupported)
+		return nil, toStatus(base.ErrNotSupported)
 	}
 	cfg, err := taskConfigFromPB(req.Task)
 	if err != nil || cfg == nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
 
+	"github.com/nomadish/nomadish/drivers/base"
 	pb "github.com/nomadish/nomadish/drivers/proto"
 )
 
@@ -34,7 +35,7 @@ var ErrNotPlugin = errors.New("drivers: this command is run by the nomadish clie
 // in the client.
 type grpcPlugin struct {
 	plugin.NetRPCUnsupportedPlugin
-	impl Driver // plugin side only
+	impl base.Driver // plugin side only
 }
 
 func (p *grpcPlugin) GRPCServer(_ *plugin.GRPCBroker, s *grpc.Server) error {
@@ -80,7 +81,7 @@ func Serve(c Catalog, name string) error {
 // it after 2 s). Running tasks survive the plugin: they are in their own
 // process groups and can be recovered by a new plugin with RecoverTask.
 // If the plugin dies, calls return errors wrapping ErrPluginShutdown.
-func Launch(exe, name string, logger hclog.Logger) (Driver, func(), error) {
+func Launch(exe, name string, logger hclog.Logger) (base.Driver, func(), error) {
 	d, c, err := launch(exe, name, logger)
 	if err != nil {
 		return nil, nil, err
@@ -89,7 +90,7 @@ func Launch(exe, name string, logger hclog.Logger) (Driver, func(), error) {
 }
 
 // launch is Launch that also returns the go-plugin client (tests use its pid).
-func launch(exe, name string, logger hclog.Logger) (Driver, *plugin.Client, error) {
+func launch(exe, name string, logger hclog.Logger) (base.Driver, *plugin.Client, error) {
 	if logger == nil {
 		logger = hclog.NewNullLogger()
 	}
@@ -113,7 +114,7 @@ func launch(exe, name string, logger hclog.Logger) (Driver, *plugin.Client, erro
 		c.Kill()
 		return nil, nil, fmt.Errorf("drivers: dispensing %s plugin: %w", name, err)
 	}
-	d, ok := raw.(Driver)
+	d, ok := raw.(base.Driver)
 	if !ok {
 		c.Kill()
 		return nil, nil, fmt.Errorf("drivers: %s plugin gave %T, not a Driver", name, raw)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nomadish/nomadish/drivers/base"
 	"github.com/nomadish/nomadish/drivers/drivertest"
 )
 
@@ -19,7 +20,7 @@ func TestPluginExecTask(t *testing.T) {
 	if c, err := d.Capabilities(); err != nil || !c.Exec {
 		t.Fatalf("capabilities %+v, %v", c, err)
 	}
-	ex, ok := d.(ExecStreamer)
+	ex, ok := d.(base.ExecStreamer)
 	if !ok {
 		t.Fatal("plugin client is not an ExecStreamer")
 	}
@@ -30,7 +31,7 @@ func TestPluginExecTask(t *testing.T) {
 	t.Cleanup(func() { _ = d.DestroyTask(cfg.ID, true) })
 	waitForLog(t, cfg.StdoutPath, "ready")
 
-	run := func(tty bool, stdin string, cmd ...string) (string, string, *ExitResult) {
+	run := func(tty bool, stdin string, cmd ...string) (string, string, *base.ExitResult) {
 		t.Helper()
 		return drivertest.Exec(t, ex, cfg.ID, tty, stdin, cmd...)
 	}
@@ -44,8 +45,8 @@ func TestPluginExecTask(t *testing.T) {
 	if out, _, res := run(true, "", "sh", "-c", "test -t 0 && echo tty"); !strings.Contains(out, "tty") || res.ExitCode != 0 {
 		t.Fatalf("tty: %q %+v", out, res)
 	}
-	_, err := ex.ExecTaskStreaming(context.Background(), "nope", &ExecOptions{Command: []string{"true"}})
-	if !errors.Is(err, ErrTaskNotFound) {
+	_, err := ex.ExecTaskStreaming(context.Background(), "nope", &base.ExecOptions{Command: []string{"true"}})
+	if !errors.Is(err, base.ErrTaskNotFound) {
 		t.Fatalf("unknown task: %v", err)
 	}
 }

@@ -13,9 +13,11 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+
+	"github.com/nomadish/nomadish/drivers/base"
 )
 
-func launchT(t *testing.T, name string) (Driver, int, func()) {
+func launchT(t *testing.T, name string) (base.Driver, int, func()) {
 	t.Helper()
 	var logs bytes.Buffer
 	logger := hclog.New(&hclog.LoggerOptions{Output: &logs, Level: hclog.Debug})
@@ -27,19 +29,19 @@ func launchT(t *testing.T, name string) (Driver, int, func()) {
 	return d, c.ReattachConfig().Pid, c.Kill
 }
 
-func shTask(t *testing.T, script string) *TaskConfig {
+func shTask(t *testing.T, script string) *base.TaskConfig {
 	dir := t.TempDir()
 	logs := filepath.Join(dir, "alloc", "logs")
-	return &TaskConfig{
+	return &base.TaskConfig{
 		ID: fmt.Sprintf("%s-%d", t.Name(), time.Now().UnixNano()), Name: "web", TaskDir: dir, AllocDir: dir,
 		Env:        map[string]string{"PATH": os.Getenv("PATH"), "NOMAD_TASK_DIR": dir},
 		Config:     map[string]any{"command": "/bin/sh", "args": []any{"-c", script}, "n": int64(3), "f": 1.5, "m": map[string]any{"k": "v"}},
-		Resources:  Resources{CPUShares: 100, MemoryMB: 64},
+		Resources:  base.Resources{CPUShares: 100, MemoryMB: 64},
 		StdoutPath: filepath.Join(logs, "web.stdout"), StderrPath: filepath.Join(logs, "web.stderr"),
 	}
 }
 
-func waitExit(t *testing.T, d Driver, id string, within time.Duration) *ExitResult {
+func waitExit(t *testing.T, d base.Driver, id string, within time.Duration) *base.ExitResult {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), within)
 	defer cancel()
@@ -82,10 +84,10 @@ func TestPluginRawExecRoundTrip(t *testing.T) {
 	d, _, _ := launchT(t, "raw_exec")
 	ctx := context.Background()
 	fp, err := d.Fingerprint(ctx)
-	if err != nil || fp.Health != HealthUndetected {
+	if err != nil || fp.Health != base.HealthUndetected {
 		t.Fatalf("fingerprint before enable = %+v, %v", fp, err)
 	}
-	if _, err := d.StartTask(shTask(t, "true")); !errors.Is(err, ErrDisabled) {
+	if _, err := d.StartTask(shTask(t, "true")); !errors.Is(err, base.ErrDisabled) {
 		t.Fatalf("start while disabled: %v", err)
 	}
 	if err := d.SetConfig(map[string]any{"bogus": 1}); err == nil || !strings.Contains(err.Error(), "bogus") {
@@ -95,7 +97,7 @@ func TestPluginRawExecRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	fp, err = d.Fingerprint(ctx)
-	if err != nil || fp.Health != HealthHealthy || fp.Attributes["driver.raw_exec"] != "1" {
+	if err != nil || fp.Health != base.HealthHealthy || fp.Attributes["driver.raw_exec"] != "1" {
 		t.Fatalf("fingerprint = %+v, %v", fp, err)
 	}
 	caps, err := d.Capabilities()
@@ -123,19 +125,19 @@ func TestPluginRawExecRoundTrip(t *testing.T) {
 		t.Errorf("stderr = %q", got)
 	}
 	st, err := d.InspectTask(cfg.ID)
-	if err != nil || st.State != TaskStateExited || st.ExitResult.ExitCode != 7 || st.StartedAt.IsZero() {
+	if err != nil || st.State != base.TaskStateExited || st.ExitResult.ExitCode != 7 || st.StartedAt.IsZero() {
 		t.Fatalf("inspect = %+v, %v", st, err)
 	}
 	if err := d.DestroyTask(cfg.ID, false); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := d.InspectTask(cfg.ID); !errors.Is(err, ErrTaskNotFound) {
+	if _, err := d.InspectTask(cfg.ID); !errors.Is(err, base.ErrTaskNotFound) {
 		t.Fatalf("inspect destroyed: %v", err)
 	}
-	if _, err := d.WaitTask(ctx, "nope"); !errors.Is(err, ErrTaskNotFound) {
+	if _, err := d.WaitTask(ctx, "nope"); !errors.Is(err, base.ErrTaskNotFound) {
 		t.Fatalf("wait unknown: %v", err)
 	}
-	if _, err := d.TaskStats(ctx, "nope", time.Second); !errors.Is(err, ErrTaskNotFound) {
+	if _, err := d.TaskStats(ctx, "nope", time.Second); !errors.Is(err, base.ErrTaskNotFound) {
 		t.Fatalf("stats unknown: %v", err)
 	}
 }
@@ -178,7 +180,7 @@ func TestPluginStopSignalStats(t *testing.T) {
 // ErrPluginShutdown errors, not hangs.
 func TestPluginDeathGivesErrors(t *testing.T) {
 	d, pid, _ := launchT(t, "mock_driver")
-	if _, err := d.StartTask(&TaskConfig{ID: "long", Config: map[string]any{"run_for": "1h"}}); err != nil {
+	if _, err := d.StartTask(&base.TaskConfig{ID: "long", Config: map[string]any{"run_for": "1h"}}); err != nil {
 		t.Fatal(err)
 	}
 	ch, err := d.WaitTask(context.Background(), "long")
@@ -190,7 +192,7 @@ func TestPluginDeathGivesErrors(t *testing.T) {
 	}
 	select {
 	case res := <-ch:
-		if res == nil || !errors.Is(res.Err, ErrPluginShutdown) {
+		if res == nil || !errors.Is(res.Err, base.ErrPluginShutdown) {
 			t.Fatalf("wait result = %+v, want ErrPluginShutdown", res)
 		}
 	case <-time.After(10 * time.Second):
@@ -200,7 +202,7 @@ func TestPluginDeathGivesErrors(t *testing.T) {
 	go func() { _, err := d.InspectTask("long"); done <- err }()
 	select {
 	case err := <-done:
-		if !errors.Is(err, ErrPluginShutdown) {
+		if !errors.Is(err, base.ErrPluginShutdown) {
 			t.Fatalf("inspect after death: %v", err)
 		}
 	case <-time.After(10 * time.Second):
@@ -226,12 +228,12 @@ func TestPluginRecoverAfterPluginDeath(t *testing.T) {
 	if err := d2.RecoverTask(h); err != nil {
 		t.Fatal(err)
 	}
-	if st, err := d2.InspectTask(cfg.ID); err != nil || st.State != TaskStateRunning {
+	if st, err := d2.InspectTask(cfg.ID); err != nil || st.State != base.TaskStateRunning {
 		t.Fatalf("recovered inspect = %+v, %v", st, err)
 	}
 	os.WriteFile(filepath.Join(cfg.TaskDir, "go"), nil, 0o644)
 	res := waitExit(t, d2, cfg.ID, 10*time.Second)
-	if !errors.Is(res.Err, ErrExitCodeUnknown) {
+	if !errors.Is(res.Err, base.ErrExitCodeUnknown) {
 		t.Fatalf("result = %+v, want ErrExitCodeUnknown", res)
 	}
 	if got := readLog(cfg.StdoutPath); got != "one\ntwo\n" {
@@ -269,7 +271,7 @@ func TestLaunchUnknownDriver(t *testing.T) {
 // leaves the task running.
 func TestPluginWaitCancel(t *testing.T) {
 	d, _, _ := launchT(t, "mock")
-	if _, err := d.StartTask(&TaskConfig{ID: "w", Config: map[string]any{"run_for": "1h"}}); err != nil {
+	if _, err := d.StartTask(&base.TaskConfig{ID: "w", Config: map[string]any{"run_for": "1h"}}); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -281,7 +283,7 @@ func TestPluginWaitCancel(t *testing.T) {
 	if res, ok := <-ch; ok {
 		t.Fatalf("got result %+v after cancel", res)
 	}
-	if st, err := d.InspectTask("w"); err != nil || st.State != TaskStateRunning {
+	if st, err := d.InspectTask("w"); err != nil || st.State != base.TaskStateRunning {
 		t.Fatalf("inspect = %+v, %v", st, err)
 	}
 	if err := d.StopTask("w", time.Second, "SIGTERM"); err != nil {

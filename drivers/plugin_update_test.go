@@ -4,6 +4,8 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/nomadish/nomadish/drivers/base"
 )
 
 // UpdateTask and the UpdateResources capability cross the plugin's gRPC
@@ -17,7 +19,7 @@ func TestPluginUpdateTask(t *testing.T) {
 	if err != nil || !c.UpdateResources {
 		t.Fatalf("capabilities %+v, %v", c, err)
 	}
-	u, ok := d.(ResourceUpdater)
+	u, ok := d.(base.ResourceUpdater)
 	if !ok {
 		t.Fatal("plugin client is not a ResourceUpdater")
 	}
@@ -27,10 +29,10 @@ func TestPluginUpdateTask(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = d.DestroyTask(cfg.ID, true) })
 	waitForLog(t, cfg.StdoutPath, "ready")
-	if err := u.UpdateTask(cfg.ID, &Resources{CPUShares: 200, MemoryMB: 96}); err != nil {
+	if err := u.UpdateTask(cfg.ID, &base.Resources{CPUShares: 200, MemoryMB: 96}); err != nil {
 		t.Fatal(err)
 	}
-	if err := u.UpdateTask("nope", &Resources{MemoryMB: 96}); !errors.Is(err, ErrTaskNotFound) {
+	if err := u.UpdateTask("nope", &base.Resources{MemoryMB: 96}); !errors.Is(err, base.ErrTaskNotFound) {
 		t.Fatalf("unknown task: %v", err)
 	}
 	if err := d.StopTask(cfg.ID, time.Second, ""); err != nil {

@@ -33,7 +33,7 @@ var (
 )
 
 // Plugin is what the manager needs from a launched driver plugin
-// (drivers.Driver satisfies it).
+// (drivers/base.Driver satisfies it).
 type Plugin interface {
 	taskrunner.Driver
 	SetConfig(cfg map[string]any) error

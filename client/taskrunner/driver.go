@@ -8,7 +8,7 @@ import (
 )
 
 // Driver is what a task runner needs from a driver plugin: the subset of
-// drivers.Driver it calls (CONVENTIONS 2). drivers.Driver satisfies it.
+// drivers/base.Driver it calls (CONVENTIONS 2), which satisfies it.
 type Driver interface {
 	StartTask(cfg *TaskConfig) (*TaskHandle, error)
 	WaitTask(ctx context.Context, taskID string) (<-chan *ExitResult, error)
@@ -17,8 +17,7 @@ type Driver interface {
 	RecoverTask(h *TaskHandle) error
 }
 
-// The driver plugin contract's data types (drivers/base, re-exported by
-// package drivers).
+// The driver plugin contract's data types, declared in drivers/base.
 type (
 	TaskConfig = base.TaskConfig
 	TaskHandle = base.TaskHandle

@@ -57,3 +57,12 @@ func (e *Exit) Wait(ctx context.Context) <-chan *ExitResult {
 	}()
 	return ch
 }
+
+// Status completes st, a running task's status (InspectTask), with the
+// exit: state exited, the result and when it was set. It returns st.
+func (e *Exit) Status(st *TaskStatus) *TaskStatus {
+	if res, at := e.Result(); res != nil {
+		st.State, st.ExitResult, st.CompletedAt = TaskStateExited, res, at
+	}
+	return st
+}

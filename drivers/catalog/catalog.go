@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/nomadish/nomadish/drivers"
+	"github.com/nomadish/nomadish/drivers/base"
 	"github.com/nomadish/nomadish/drivers/docker"
 	"github.com/nomadish/nomadish/drivers/exec"
 	"github.com/nomadish/nomadish/drivers/mock"
@@ -20,6 +21,6 @@ var Builtin = drivers.Catalog{
 	{Name: rawexec.Name, New: rawexec.New, Default: rawexec.Default},
 	{Name: exec.Name, New: exec.New, Default: exec.Default},
 	{Name: docker.Name, New: docker.New, Default: docker.Default},
-	{Name: qemu.Name, New: func(l hclog.Logger) drivers.Driver { return qemu.New(l) }, Default: qemu.Default},
+	{Name: qemu.Name, New: func(l hclog.Logger) base.Driver { return qemu.New(l) }, Default: qemu.Default},
 	{Name: mock.Name, Aliases: []string{"mock"}, New: mock.New, Default: mock.Default},
 }

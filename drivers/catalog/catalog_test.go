@@ -4,7 +4,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/nomadish/nomadish/drivers"
+	"github.com/nomadish/nomadish/drivers/base"
 	"github.com/nomadish/nomadish/drivers/qemu"
 )
 
@@ -25,19 +25,19 @@ func TestBuiltinEnabled(t *testing.T) {
 	qemuOn := qemu.Installed()
 	for _, tc := range []struct {
 		name    string
-		host    drivers.Host
+		host    base.Host
 		plugins map[string]map[string]any
 		want    map[string]map[string]any
 	}{
-		{"linux user, no blocks", drivers.Host{OS: "linux"}, nil,
+		{"linux user, no blocks", base.Host{OS: "linux"}, nil,
 			map[string]map[string]any{"docker": nil}},
-		{"linux root", drivers.Host{OS: "linux", Root: true}, nil,
+		{"linux root", base.Host{OS: "linux", Root: true}, nil,
 			map[string]map[string]any{"docker": nil, "exec": {}}},
-		{"darwin root", drivers.Host{OS: "darwin", Root: true}, nil,
+		{"darwin root", base.Host{OS: "darwin", Root: true}, nil,
 			map[string]map[string]any{}},
-		{"raw_exec disabled", drivers.Host{OS: "darwin"}, map[string]map[string]any{"raw_exec": {"enabled": false}},
+		{"raw_exec disabled", base.Host{OS: "darwin"}, map[string]map[string]any{"raw_exec": {"enabled": false}},
 			map[string]map[string]any{}},
-		{"blocks", drivers.Host{OS: "linux", Root: true}, map[string]map[string]any{
+		{"blocks", base.Host{OS: "linux", Root: true}, map[string]map[string]any{
 			"raw_exec": {"enabled": true}, "exec": {"x": 1}, "docker": {"y": 2}, "qemu": {"image_paths": []any{"/i"}}, "mock_driver": nil},
 			map[string]map[string]any{"raw_exec": {"enabled": true}, "exec": {"x": 1}, "docker": {"y": 2},
 				"qemu": {"image_paths": []any{"/i"}}, "mock_driver": {}}},

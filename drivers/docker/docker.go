@@ -57,10 +57,11 @@ type pluginConfig struct {
 type Driver struct {
 	logger hclog.Logger
 
-	mu    sync.Mutex // guards cfg, cli, tasks, stopReconcile
-	cfg   pluginConfig
-	cli   *client.Client // built lazily from cfg.Endpoint
-	tasks map[string]*task
+	tasks *base.Table[task]
+
+	mu  sync.Mutex // guards cfg, cli, stopReconcile
+	cfg pluginConfig
+	cli *client.Client // built lazily from cfg.Endpoint
 	// stopReconcile ends the dangling-container loop SetConfig started.
 	stopReconcile context.CancelFunc
 }
@@ -73,7 +74,8 @@ func New(logger hclog.Logger) base.Driver {
 	if logger == nil {
 		logger = hclog.NewNullLogger()
 	}
-	return &Driver{logger: logger.Named(Name), cfg: defaultPluginConfig(), tasks: map[string]*task{}}
+	return &Driver{logger: logger.Named(Name), cfg: defaultPluginConfig(),
+		tasks: base.NewTable(func(t *task) *base.Exit { return t.exit })}
 }
 
 // defaultPluginConfig is the plugin config with no keys set: nothing beyond
@@ -220,17 +222,6 @@ func (d *Driver) Fingerprint(ctx context.Context) (*base.Fingerprint, error) {
 // resource limits.
 func (d *Driver) Capabilities() (*base.Capabilities, error) {
 	return &base.Capabilities{SendSignals: true, Exec: true, FSIsolation: base.FSIsolationImage, ResourceLimits: true}, nil
-}
-
-// task returns a registered task.
-func (d *Driver) task(id string) (*task, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	t := d.tasks[id]
-	if t == nil {
-		return nil, fmt.Errorf("task %q: %w", id, base.ErrTaskNotFound)
-	}
-	return t, nil
 }
 
 // Default is docker's enablement rule: as Nomad, on by default on Linux

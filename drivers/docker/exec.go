@@ -29,7 +29,7 @@ const ttyEOF = 0x04
 // user, environment and working directory. See base.ExecStreamer. When
 // ctx ends the command's process is SIGKILLed.
 func (d *Driver) ExecTaskStreaming(ctx context.Context, taskID string, opts *base.ExecOptions) (*base.ExitResult, error) {
-	t, err := d.task(taskID)
+	t, err := d.tasks.Get(taskID)
 	if err != nil {
 		return nil, err
 	}

@@ -16,11 +16,7 @@ import (
 
 // WaitTask: see base.Driver.
 func (d *Driver) WaitTask(ctx context.Context, taskID string) (<-chan *base.ExitResult, error) {
-	t, err := d.task(taskID)
-	if err != nil {
-		return nil, err
-	}
-	return t.exit.Wait(ctx), nil
+	return d.tasks.Wait(ctx, taskID)
 }
 
 // StopTask sends signal (default SIGTERM) to the container's main process,
@@ -28,41 +24,29 @@ func (d *Driver) WaitTask(ctx context.Context, taskID string) (<-chan *base.Exit
 // ContainerKill rather than ContainerStop, whose signal option engines
 // before API 1.42 ignore.
 func (d *Driver) StopTask(taskID string, timeout time.Duration, signal string) error {
-	t, err := d.task(taskID)
-	if err != nil {
-		return err
-	}
-	sig, err := signalName(signal)
-	if err != nil {
-		return err
-	}
-	if err := t.kill(sig); err != nil {
-		return err
-	}
-	select {
-	case <-t.exit.Done():
-		return nil
-	case <-time.After(timeout):
-	}
-	if err := t.kill("SIGKILL"); err != nil {
-		return err
-	}
-	select {
-	case <-t.exit.Done():
-		return nil
-	case <-time.After(callTimeout):
-		return fmt.Errorf("task %q: container %s still running after SIGKILL", taskID, t.state.ContainerID)
-	}
+	return d.tasks.Stop(taskID, signal, func(t *task, sig syscall.Signal) error {
+		if err := t.kill(killArg(sig)); err != nil {
+			return err
+		}
+		select {
+		case <-t.exit.Done():
+			return nil
+		case <-time.After(timeout):
+		}
+		if err := t.kill("SIGKILL"); err != nil {
+			return err
+		}
+		select {
+		case <-t.exit.Done():
+			return nil
+		case <-time.After(callTimeout):
+			return fmt.Errorf("task %q: container %s still running after SIGKILL", taskID, t.state.ContainerID)
+		}
+	})
 }
 
-// signalName validates a signal and returns its SIG name.
-func signalName(signal string) (string, error) {
-	sig, err := base.ParseSignal(signal, syscall.SIGTERM)
-	if err != nil {
-		return "", err
-	}
-	return fmt.Sprintf("%d", int(sig)), nil
-}
+// killArg is sig as ContainerKill takes it (its number).
+func killArg(sig syscall.Signal) string { return fmt.Sprintf("%d", int(sig)) }
 
 // kill sends sig to the container; a container that already stopped is
 // not an error.
@@ -84,16 +68,7 @@ func (t *task) kill(sig string) error {
 // DestroyTask removes the container (and, with gc { image = true }, tries
 // to remove its image, which fails harmlessly while other containers use it).
 func (d *Driver) DestroyTask(taskID string, force bool) error {
-	t, err := d.task(taskID)
-	if err != nil {
-		return err
-	}
-	select {
-	case <-t.exit.Done():
-	default:
-		if !force {
-			return fmt.Errorf("task %q: %w", taskID, base.ErrTaskRunning)
-		}
+	return d.tasks.Destroy(taskID, force, func(t *task) error {
 		if err := t.kill("SIGKILL"); err != nil {
 			return err
 		}
@@ -101,12 +76,18 @@ func (d *Driver) DestroyTask(taskID string, force bool) error {
 		case <-t.exit.Done():
 		case <-time.After(callTimeout):
 		}
-	}
+		return nil
+	}, d.remove)
+}
+
+// remove stops the task's log copy and removes its container (and, with
+// gc { image = true }, its image).
+func (d *Driver) remove(t *task) error {
 	t.stopLogs()
 	<-t.logsDone
 	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
-	err = t.cli.ContainerRemove(ctx, t.state.ContainerID, container.RemoveOptions{Force: true, RemoveVolumes: true})
+	err := t.cli.ContainerRemove(ctx, t.state.ContainerID, container.RemoveOptions{Force: true, RemoveVolumes: true})
 	if err != nil && !errdefs.IsNotFound(err) {
 		return fmt.Errorf("removing container %s: %w", t.state.ContainerID, err)
 	}
@@ -116,39 +97,32 @@ func (d *Driver) DestroyTask(taskID string, force bool) error {
 			d.logger.Debug("image not removed", "image", t.state.Image, "error", err)
 		}
 	}
-	d.mu.Lock()
-	delete(d.tasks, taskID)
-	d.mu.Unlock()
 	return nil
 }
 
 // InspectTask: see base.Driver.
 func (d *Driver) InspectTask(taskID string) (*base.TaskStatus, error) {
-	t, err := d.task(taskID)
+	t, err := d.tasks.Get(taskID)
 	if err != nil {
 		return nil, err
 	}
-	st := &base.TaskStatus{
+	return t.exit.Status(&base.TaskStatus{
 		ID: taskID, Name: t.cfg.Name, State: base.TaskStateRunning, StartedAt: t.state.StartedAt,
 		DriverAttributes: map[string]string{"container_id": t.state.ContainerID, "image": t.state.Image, "image_id": t.state.ImageID},
-	}
-	if res, at := t.exit.Result(); res != nil {
-		st.State, st.ExitResult, st.CompletedAt = base.TaskStateExited, res, at
-	}
-	return st, nil
+	}), nil
 }
 
 // SignalTask: see base.Driver.
 func (d *Driver) SignalTask(taskID string, signal string) error {
-	t, err := d.task(taskID)
+	t, err := d.tasks.Get(taskID)
 	if err != nil {
 		return err
 	}
-	sig, err := signalName(signal)
+	sig, err := base.ParseSignal(signal, syscall.SIGTERM)
 	if err != nil {
 		return err
 	}
-	return t.kill(sig)
+	return t.kill(killArg(sig))
 }
 
 // RecoverTask re-attaches to the container named by the handle's driver
@@ -163,7 +137,7 @@ func (d *Driver) RecoverTask(h *base.TaskHandle) error {
 	if err := json.Unmarshal(h.DriverState, &st); err != nil || st.ContainerID == "" {
 		return fmt.Errorf("docker: recover task %q: bad driver state: %v", h.Config.ID, err)
 	}
-	if _, err := d.task(h.Config.ID); err == nil {
+	if _, err := d.tasks.Get(h.Config.ID); err == nil {
 		return nil
 	}
 	cli, _, err := d.client()
@@ -186,14 +160,10 @@ func (d *Driver) RecoverTask(h *base.TaskHandle) error {
 		t.logsDone, t.stopLogs = make(chan struct{}), func() {}
 		close(t.logsDone)
 	}
-	d.mu.Lock()
-	if _, ok := d.tasks[h.Config.ID]; ok {
-		d.mu.Unlock()
-		t.stopLogs()
+	if err := d.tasks.Add(h.Config.ID, t); err != nil {
+		t.stopLogs() // recovered meanwhile, or being started
 		return nil
 	}
-	d.tasks[h.Config.ID] = t
-	d.mu.Unlock()
 	go t.watch()
 	return nil
 }

@@ -61,13 +61,9 @@ func (d *Driver) ReconcileDangling(ctx context.Context) ([]string, error) {
 		return nil, err
 	}
 	tracked := map[string]bool{}
-	d.mu.Lock()
-	for _, t := range d.tasks {
-		if t != nil {
-			tracked[t.state.ContainerID] = true
-		}
+	for _, t := range d.tasks.List() {
+		tracked[t.state.ContainerID] = true
 	}
-	d.mu.Unlock()
 	var removed []string
 	now := time.Now()
 	for _, c := range list {

@@ -14,7 +14,7 @@ import (
 )
 
 // launch runs the docker driver as a plugin subprocess of the test binary.
-func launch(t *testing.T) (drivers.Driver, func()) {
+func launch(t *testing.T) (base.Driver, func()) {
 	t.Helper()
 	d, kill, err := drivers.Launch(os.Args[0], docker.Name, nil)
 	if err != nil {

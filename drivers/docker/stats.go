@@ -14,47 +14,31 @@ import (
 // samples about once a second) and sends one sample per interval until ctx
 // ends or the task exits.
 func (d *Driver) TaskStats(ctx context.Context, taskID string, interval time.Duration) (<-chan *base.TaskResourceUsage, error) {
-	t, err := d.task(taskID)
+	t, err := d.tasks.Get(taskID)
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	resp, err := t.cli.ContainerStats(ctx, t.state.ContainerID, true)
-	if err != nil {
-		cancel()
-		return nil, err
-	}
-	ch := make(chan *base.TaskResourceUsage)
-	go func() {
-		defer close(ch)
-		defer cancel()
-		defer resp.Body.Close()
-		go func() {
-			select {
-			case <-t.exit.Done():
-				cancel() // ends the stream when the task exits
-			case <-ctx.Done():
-			}
-		}()
+	return base.StreamUsage(ctx, t.exit.Done(), func(ctx context.Context) (func() (*base.TaskResourceUsage, bool), func(), error) {
+		resp, err := t.cli.ContainerStats(ctx, t.state.ContainerID, true)
+		if err != nil {
+			return nil, nil, err
+		}
 		dec := json.NewDecoder(resp.Body)
 		var last time.Time
-		for {
-			var s container.StatsResponse
-			if err := dec.Decode(&s); err != nil {
-				return
-			}
-			if !last.IsZero() && time.Since(last) < interval-100*time.Millisecond {
-				continue
-			}
-			last = time.Now()
-			select {
-			case ch <- usageFromStats(&s, last):
-			case <-ctx.Done():
-				return
+		next := func() (*base.TaskResourceUsage, bool) {
+			for {
+				var s container.StatsResponse
+				if err := dec.Decode(&s); err != nil {
+					return nil, false // the stream ended: the task exited or ctx ended
+				}
+				if last.IsZero() || time.Since(last) >= interval-100*time.Millisecond {
+					last = time.Now()
+					return usageFromStats(&s, last), true
+				}
 			}
 		}
-	}()
-	return ch, nil
+		return next, func() { _ = resp.Body.Close() }, nil
+	})
 }
 
 // usageFromStats converts one engine sample: CPU percentages between the

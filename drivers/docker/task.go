@@ -53,21 +53,7 @@ func (d *Driver) StartTask(cfg *base.TaskConfig) (*base.TaskHandle, error) {
 	if err != nil {
 		return nil, err
 	}
-	d.mu.Lock()
-	if _, ok := d.tasks[cfg.ID]; ok {
-		d.mu.Unlock()
-		return nil, fmt.Errorf("task %q: %w", cfg.ID, base.ErrTaskExists)
-	}
-	d.tasks[cfg.ID] = nil // reserve the ID while starting
-	d.mu.Unlock()
-	t, err := d.start(cli, cfg, tc, pc)
-	d.mu.Lock()
-	if err != nil {
-		delete(d.tasks, cfg.ID)
-	} else {
-		d.tasks[cfg.ID] = t
-	}
-	d.mu.Unlock()
+	t, err := d.tasks.Start(cfg.ID, func() (*task, error) { return d.start(cli, cfg, tc, pc) })
 	if err != nil {
 		return nil, err
 	}

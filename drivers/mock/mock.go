@@ -30,8 +30,9 @@ const Name = "mock_driver"
 type Driver struct {
 	logger hclog.Logger
 
-	mu      sync.Mutex // guards tasks, updates
-	tasks   map[string]*task
+	tasks *base.Table[task]
+
+	mu      sync.Mutex                  // guards updates
 	updates map[string][]base.Resources // UpdateTask calls (mock_update.go)
 }
 
@@ -42,7 +43,7 @@ func New(logger hclog.Logger) base.Driver {
 	if logger == nil {
 		logger = hclog.NewNullLogger()
 	}
-	return &Driver{logger: logger.Named(Name), tasks: map[string]*task{}}
+	return &Driver{logger: logger.Named(Name), tasks: base.NewTable(func(t *task) *base.Exit { return t.exit })}
 }
 
 // taskConfig is the decoded config block.
@@ -173,25 +174,12 @@ func (d *Driver) StartTask(cfg *base.TaskConfig) (*base.TaskHandle, error) {
 }
 
 func (d *Driver) add(cfg *base.TaskConfig, tc *taskConfig, started time.Time, remaining time.Duration) error {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if _, ok := d.tasks[cfg.ID]; ok {
-		return fmt.Errorf("task %q: %w", cfg.ID, base.ErrTaskExists)
-	}
 	t := &task{cfg: cfg, tc: tc, startedAt: started, stopReq: make(chan stopRequest, 1), exit: base.NewExit()}
-	d.tasks[cfg.ID] = t
+	if err := d.tasks.Add(cfg.ID, t); err != nil {
+		return err
+	}
 	go t.run(remaining)
 	return nil
-}
-
-func (d *Driver) task(id string) (*task, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	t, ok := d.tasks[id]
-	if !ok {
-		return nil, fmt.Errorf("task %q: %w", id, base.ErrTaskNotFound)
-	}
-	return t, nil
 }
 
 // Default is mock_driver's enablement rule: on only with a plugin block,

@@ -26,76 +26,52 @@ func writeLog(path, s string) {
 
 // WaitTask: see base.Driver.
 func (d *Driver) WaitTask(ctx context.Context, taskID string) (<-chan *base.ExitResult, error) {
-	t, err := d.task(taskID)
-	if err != nil {
-		return nil, err
-	}
-	return t.exit.Wait(ctx), nil
+	return d.tasks.Wait(ctx, taskID)
 }
 
 // StopTask asks the task to end; it exits after kill_after (bounded by
 // timeout, as a real SIGKILL would).
 func (d *Driver) StopTask(taskID string, timeout time.Duration, signal string) error {
-	t, err := d.task(taskID)
-	if err != nil {
-		return err
-	}
-	sig, err := base.ParseSignal(signal, syscall.SIGTERM)
-	if err != nil {
-		return err
-	}
-	req := stopRequest{sig: sig, delay: t.tc.KillAfter}
-	if t.tc.KillAfter > timeout {
-		req = stopRequest{sig: syscall.SIGKILL, delay: timeout}
-	}
+	return d.tasks.Stop(taskID, signal, func(t *task, sig syscall.Signal) error {
+		req := stopRequest{sig: sig, delay: t.tc.KillAfter}
+		if t.tc.KillAfter > timeout {
+			req = stopRequest{sig: syscall.SIGKILL, delay: timeout}
+		}
+		t.ask(req)
+		<-t.exit.Done()
+		return nil
+	})
+}
+
+// ask sends req to the task's goroutine unless an earlier request waits.
+func (t *task) ask(req stopRequest) {
 	select {
 	case t.stopReq <- req:
 	default: // already asked
 	}
-	<-t.exit.Done()
-	return nil
 }
 
 // DestroyTask: see base.Driver.
 func (d *Driver) DestroyTask(taskID string, force bool) error {
-	t, err := d.task(taskID)
-	if err != nil {
-		return err
-	}
-	select {
-	case <-t.exit.Done():
-	default:
-		if !force {
-			return fmt.Errorf("task %q: %w", taskID, base.ErrTaskRunning)
-		}
-		select {
-		case t.stopReq <- stopRequest{sig: syscall.SIGKILL}:
-		default:
-		}
+	return d.tasks.Destroy(taskID, force, func(t *task) error {
+		t.ask(stopRequest{sig: syscall.SIGKILL})
 		<-t.exit.Done()
-	}
-	d.mu.Lock()
-	delete(d.tasks, taskID)
-	d.mu.Unlock()
-	return nil
+		return nil
+	}, nil)
 }
 
 // InspectTask: see base.Driver.
 func (d *Driver) InspectTask(taskID string) (*base.TaskStatus, error) {
-	t, err := d.task(taskID)
+	t, err := d.tasks.Get(taskID)
 	if err != nil {
 		return nil, err
 	}
-	st := &base.TaskStatus{ID: taskID, Name: t.cfg.Name, State: base.TaskStateRunning, StartedAt: t.startedAt}
-	if res, at := t.exit.Result(); res != nil {
-		st.State, st.ExitResult, st.CompletedAt = base.TaskStateExited, res, at
-	}
-	return st, nil
+	return t.exit.Status(&base.TaskStatus{ID: taskID, Name: t.cfg.Name, State: base.TaskStateRunning, StartedAt: t.startedAt}), nil
 }
 
 // SignalTask accepts any known signal and does nothing.
 func (d *Driver) SignalTask(taskID string, signal string) error {
-	if _, err := d.task(taskID); err != nil {
+	if _, err := d.tasks.Get(taskID); err != nil {
 		return err
 	}
 	_, err := base.ParseSignal(signal, syscall.SIGTERM)
@@ -104,34 +80,12 @@ func (d *Driver) SignalTask(taskID string, signal string) error {
 
 // TaskStats sends zero usage every interval until ctx ends or the task exits.
 func (d *Driver) TaskStats(ctx context.Context, taskID string, interval time.Duration) (<-chan *base.TaskResourceUsage, error) {
-	t, err := d.task(taskID)
+	t, err := d.tasks.Get(taskID)
 	if err != nil {
 		return nil, err
 	}
-	interval = max(interval, 10*time.Millisecond)
-	ch := make(chan *base.TaskResourceUsage)
-	go func() {
-		defer close(ch)
-		tick := time.NewTicker(interval)
-		defer tick.Stop()
-		for {
-			select {
-			case ch <- &base.TaskResourceUsage{Timestamp: time.Now(), Pids: 1}:
-			case <-ctx.Done():
-				return
-			case <-t.exit.Done():
-				return
-			}
-			select {
-			case <-tick.C:
-			case <-ctx.Done():
-				return
-			case <-t.exit.Done():
-				return
-			}
-		}
-	}()
-	return ch, nil
+	zero := func(now time.Time) *base.TaskResourceUsage { return &base.TaskResourceUsage{Timestamp: now, Pids: 1} }
+	return base.StreamUsage(ctx, t.exit.Done(), base.Every(max(interval, 10*time.Millisecond), zero))
 }
 
 // RecoverTask restarts the timer with what is left of run_for.
@@ -139,7 +93,7 @@ func (d *Driver) RecoverTask(h *base.TaskHandle) error {
 	if h == nil || h.Config == nil {
 		return fmt.Errorf("%s: recover: handle without config", Name)
 	}
-	if _, err := d.task(h.Config.ID); err == nil {
+	if _, err := d.tasks.Get(h.Config.ID); err == nil {
 		return nil
 	}
 	var st mockState

@@ -9,7 +9,7 @@ var _ base.ResourceUpdater = (*Driver)(nil)
 // UpdateTask records the task's new resources (Updates returns them); the
 // mock enforces nothing.
 func (d *Driver) UpdateTask(taskID string, res *base.Resources) error {
-	if _, err := d.task(taskID); err != nil {
+	if _, err := d.tasks.Get(taskID); err != nil {
 		return err
 	}
 	d.logger.Debug("task resources updated", "task_id", taskID)

@@ -25,8 +25,12 @@ func TestDiscoverVM(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = d1.DestroyTask(cfg.ID, true) })
 	waitForMarker(t, cfg, start)
-	d1.tasks[cfg.ID].closePumps()
-	pid := d1.tasks[cfg.ID].state.Pid
+	t1, err := d1.tasks.Get(cfg.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t1.closePumps()
+	pid := t1.state.Pid
 
 	d2 := New(nil)
 	fresh := *cfg

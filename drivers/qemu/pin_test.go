@@ -23,7 +23,7 @@ func TestReservedCoresPinVCPUs(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = d.DestroyTask(cfg.ID, true) }()
-	tk, err := d.task(cfg.ID)
+	tk, err := d.tasks.Get(cfg.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

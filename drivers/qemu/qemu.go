@@ -57,10 +57,11 @@ func Installed() bool {
 type Driver struct {
 	logger hclog.Logger
 
-	mu            sync.Mutex // guards imagePaths, argsAllowlist, tasks
+	tasks *base.Table[task]
+
+	mu            sync.Mutex // guards imagePaths, argsAllowlist
 	imagePaths    []string
-	argsAllowlist []string         // nil: no args allowed (args.go)
-	tasks         map[string]*task // nil value: ID reserved while starting
+	argsAllowlist []string // nil: no args allowed (args.go)
 }
 
 var _ base.Driver = (*Driver)(nil)
@@ -70,7 +71,7 @@ func New(logger hclog.Logger) *Driver {
 	if logger == nil {
 		logger = hclog.NewNullLogger()
 	}
-	return &Driver{logger: logger.Named(Name), tasks: map[string]*task{}}
+	return &Driver{logger: logger.Named(Name), tasks: base.NewTable(func(t *task) *base.Exit { return t.exit })}
 }
 
 // SetConfig accepts {"image_paths": [dir, ...]}: host directories from
@@ -163,24 +164,16 @@ func (d *Driver) StartTask(cfg *base.TaskConfig) (*base.TaskHandle, error) {
 	if err != nil {
 		return nil, fmt.Errorf("qemu: %w", err)
 	}
-	if err := d.reserve(cfg.ID); err != nil {
-		return nil, err
-	}
 	st := driverState{QMPSocket: qmpSocketPath(cfg), GracefulShutdown: tc.GracefulShutdown}
-	t, err := startVM(cfg, binary, commandLine(tc, cfg, f, st.QMPSocket, ports), st)
-	if err == nil {
-		if err = waitSocket(t, startTimeout); err == nil {
-			err = d.pin(t)
-		}
+	t, err := d.tasks.Start(cfg.ID, func() (*task, error) {
+		t, err := d.boot(cfg, binary, commandLine(tc, cfg, f, st.QMPSocket, ports), st)
 		if err != nil {
-			t.killGroup()
-			<-t.exit.Done()
-			t.release()
+			return nil, fmt.Errorf("task %q: %w", cfg.Name, err)
 		}
-	}
-	d.publish(cfg.ID, t, err)
+		return t, nil
+	})
 	if err != nil {
-		return nil, fmt.Errorf("task %q: %w", cfg.Name, err)
+		return nil, err
 	}
 	d.logger.Debug("vm started", "task", cfg.ID, "pid", t.state.Pid, "qmp", t.state.QMPSocket)
 	state := t.encodeState()
@@ -188,6 +181,25 @@ func (d *Driver) StartTask(cfg *base.TaskConfig) (*base.TaskHandle, error) {
 		d.logger.Warn("VM cannot be re-discovered if the client loses its state", "task", cfg.ID, "error", err)
 	}
 	return &base.TaskHandle{Version: base.TaskHandleVersion, Config: cfg, State: base.TaskStateRunning, DriverState: state}, nil
+}
+
+// boot starts qemu, waits for its QMP socket and pins its vCPUs; a VM that
+// fails any step is killed and its FIFOs and socket removed.
+func (d *Driver) boot(cfg *base.TaskConfig, binary string, args []string, st driverState) (*task, error) {
+	t, err := startVM(cfg, binary, args, st)
+	if err != nil {
+		return nil, err
+	}
+	if err = waitSocket(t, startTimeout); err == nil {
+		err = d.pin(t)
+	}
+	if err != nil {
+		t.killGroup()
+		<-t.exit.Done()
+		t.release()
+		return nil, err
+	}
+	return t, nil
 }
 
 // pin pins the VM's vCPU threads to the task's reserved cores. A task that
@@ -205,93 +217,41 @@ func (d *Driver) pin(t *task) error {
 	return nil
 }
 
-// reserve claims the task ID while the VM starts.
-func (d *Driver) reserve(id string) error {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if _, ok := d.tasks[id]; ok {
-		return fmt.Errorf("task %q: %w", id, base.ErrTaskExists)
-	}
-	d.tasks[id] = nil
-	return nil
-}
-
-// publish makes the started task visible, or frees the ID on failure.
-func (d *Driver) publish(id string, t *task, err error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if err != nil {
-		delete(d.tasks, id)
-		return
-	}
-	d.tasks[id] = t
-}
-
-func (d *Driver) task(id string) (*task, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	t := d.tasks[id]
-	if t == nil {
-		return nil, fmt.Errorf("task %q: %w", id, base.ErrTaskNotFound)
-	}
-	return t, nil
-}
-
 // WaitTask: see base.Driver.
 func (d *Driver) WaitTask(ctx context.Context, taskID string) (<-chan *base.ExitResult, error) {
-	t, err := d.task(taskID)
-	if err != nil {
-		return nil, err
-	}
-	return t.exit.Wait(ctx), nil
+	return d.tasks.Wait(ctx, taskID)
 }
 
 // StopTask: with graceful_shutdown, QMP system_powerdown, else signal
 // (default SIGTERM) to qemu; SIGKILL after timeout. See task.stop.
 func (d *Driver) StopTask(taskID string, timeout time.Duration, signal string) error {
-	t, err := d.task(taskID)
-	if err != nil {
-		return err
-	}
-	sig, err := base.ParseSignal(signal, syscall.SIGTERM)
-	if err != nil {
-		return err
-	}
-	t.stop(timeout, sig, d.logger)
-	return nil
+	return d.tasks.Stop(taskID, signal, func(t *task, sig syscall.Signal) error {
+		t.stop(timeout, sig, d.logger)
+		return nil
+	})
 }
 
 // DestroyTask: see base.Driver. Kills a running VM when force, stops the
 // log pumps, removes the FIFOs and the QMP socket.
 func (d *Driver) DestroyTask(taskID string, force bool) error {
-	t, err := d.task(taskID)
-	if err != nil {
-		return err
-	}
-	select {
-	case <-t.exit.Done():
-	default:
-		if !force {
-			return fmt.Errorf("task %q: %w", taskID, base.ErrTaskRunning)
-		}
+	return d.tasks.Destroy(taskID, force, func(t *task) error {
 		t.killGroup()
 		t.stopOnce.Do(func() { close(t.stopped) })
 		<-t.exit.Done()
-	}
-	t.release()
-	if rec, err := handlefile.Read(Name, t.cfg); err == nil && rec.TaskID == taskID {
-		handlefile.Remove(Name, t.cfg)
-	}
-	d.mu.Lock()
-	delete(d.tasks, taskID)
-	d.mu.Unlock()
-	return nil
+		return nil
+	}, func(t *task) error {
+		t.release()
+		if rec, err := handlefile.Read(Name, t.cfg); err == nil && rec.TaskID == taskID {
+			handlefile.Remove(Name, t.cfg)
+		}
+		return nil
+	})
 }
 
 // InspectTask: see base.Driver. DriverAttributes hold the pid, the QMP
 // socket and, after a graceful stop, what system_powerdown did.
 func (d *Driver) InspectTask(taskID string) (*base.TaskStatus, error) {
-	t, err := d.task(taskID)
+	t, err := d.tasks.Get(taskID)
 	if err != nil {
 		return nil, err
 	}
@@ -299,17 +259,13 @@ func (d *Driver) InspectTask(taskID string) (*base.TaskStatus, error) {
 	if outcome, called := t.shutdownInfo(); called {
 		attrs["graceful_shutdown"] = outcome
 	}
-	st := &base.TaskStatus{ID: taskID, Name: t.cfg.Name, State: base.TaskStateRunning,
-		StartedAt: t.state.StartedAt, DriverAttributes: attrs}
-	if res, at := t.exit.Result(); res != nil {
-		st.State, st.ExitResult, st.CompletedAt = base.TaskStateExited, res, at
-	}
-	return st, nil
+	return t.exit.Status(&base.TaskStatus{ID: taskID, Name: t.cfg.Name, State: base.TaskStateRunning,
+		StartedAt: t.state.StartedAt, DriverAttributes: attrs}), nil
 }
 
 // SignalTask sends the signal to the qemu process.
 func (d *Driver) SignalTask(taskID string, signal string) error {
-	t, err := d.task(taskID)
+	t, err := d.tasks.Get(taskID)
 	if err != nil {
 		return err
 	}
@@ -327,25 +283,22 @@ func (d *Driver) RecoverTask(h *base.TaskHandle) error {
 	if err := json.Unmarshal(h.DriverState, &st); err != nil || st.Pid <= 0 {
 		return fmt.Errorf("qemu: recover task %q: bad driver state: %v", h.Config.ID, err)
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if _, ok := d.tasks[h.Config.ID]; ok {
-		return nil
-	}
-	t := newTask(h.Config)
-	t.state = st
-	if execdriver.Alive(st.Pid, st.StartTicks) {
-		for _, l := range [][2]string{{h.Config.StdoutPath, st.StdoutFIFO}, {h.Config.StderrPath, st.StderrFIFO}} {
-			if l[1] == "" {
-				continue
-			}
-			if err := t.attachLog(l[0], l[1]); err != nil {
-				d.logger.Warn("recovered VM's log not captured", "task", h.Config.ID, "error", err)
+	d.tasks.AddNew(h.Config.ID, func() *task {
+		t := newTask(h.Config)
+		t.state = st
+		if execdriver.Alive(st.Pid, st.StartTicks) {
+			for _, l := range [][2]string{{h.Config.StdoutPath, st.StdoutFIFO}, {h.Config.StderrPath, st.StderrFIFO}} {
+				if l[1] == "" {
+					continue
+				}
+				if err := t.attachLog(l[0], l[1]); err != nil {
+					d.logger.Warn("recovered VM's log not captured", "task", h.Config.ID, "error", err)
+				}
 			}
 		}
-	}
-	go t.waitRecovered()
-	d.tasks[h.Config.ID] = t
+		go t.waitRecovered()
+		return t
+	})
 	return nil
 }
 

@@ -122,14 +122,18 @@ func TestBootRecoverGracefulStop(t *testing.T) {
 
 	// The first plugin "dies": its log pumps stop. The recovering driver
 	// must capture the console from where they stopped.
-	d1.tasks[cfg.ID].closePumps()
+	t1, err := d1.tasks.Get(cfg.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t1.closePumps()
 	ticks := strings.Count(readLog(cfg.StdoutPath), qemutest.Tick)
 	d2 := New(nil)
 	if err := d2.RecoverTask(h); err != nil {
 		t.Fatalf("RecoverTask: %v", err)
 	}
 	st, err := d2.InspectTask(cfg.ID)
-	if err != nil || st.State != base.TaskStateRunning || st.DriverAttributes["pid"] != fmt.Sprint(d1.tasks[cfg.ID].state.Pid) {
+	if err != nil || st.State != base.TaskStateRunning || st.DriverAttributes["pid"] != fmt.Sprint(t1.state.Pid) {
 		t.Fatalf("recovered task: %+v %v", st, err)
 	}
 	for strings.Count(readLog(cfg.StdoutPath), qemutest.Tick) <= ticks+1 {

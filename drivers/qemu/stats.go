@@ -17,35 +17,12 @@ import (
 // the guest's vCPUs and memory are qemu's) every interval (min 100ms)
 // until ctx ends or the VM exits.
 func (d *Driver) TaskStats(ctx context.Context, taskID string, interval time.Duration) (<-chan *base.TaskResourceUsage, error) {
-	t, err := d.task(taskID)
+	t, err := d.tasks.Get(taskID)
 	if err != nil {
 		return nil, err
 	}
-	interval = max(interval, 100*time.Millisecond)
-	ch := make(chan *base.TaskResourceUsage)
-	go func() {
-		defer close(ch)
-		tick := time.NewTicker(interval)
-		defer tick.Stop()
-		s := execdriver.NewGroupSampler(t.state.Pid, t.state.StartedAt)
-		for {
-			select {
-			case ch <- s.Sample(time.Now()):
-			case <-ctx.Done():
-				return
-			case <-t.exit.Done():
-				return
-			}
-			select {
-			case <-tick.C:
-			case <-ctx.Done():
-				return
-			case <-t.exit.Done():
-				return
-			}
-		}
-	}()
-	return ch, nil
+	s := execdriver.NewGroupSampler(t.state.Pid, t.state.StartedAt)
+	return base.StreamUsage(ctx, t.exit.Done(), base.Every(max(interval, 100*time.Millisecond), s.Sample))
 }
 
 // socketPoll is how often StartTask looks for qemu's QMP socket.

@@ -42,8 +42,8 @@ type driverState struct {
 	StderrFIFO       string `json:",omitempty"`
 }
 
-// task is one VM. cfg and state are set before the task is published in
-// the driver's map and never change; pumps likewise.
+// task is one VM. cfg and state are set before the task is added to
+// the driver's table (base.Table) and never change; pumps likewise.
 type task struct {
 	cfg      *base.TaskConfig
 	state    driverState

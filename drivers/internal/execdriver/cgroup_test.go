@@ -61,7 +61,7 @@ func TestExecCgroups(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitForLog(t, cfg.StdoutPath, "ready")
-	tk, _ := d.task(cfg.ID)
+	tk, _ := d.tasks.Get(cfg.ID)
 	if iso.cgroups.V2 {
 		t.Skip("host uses cgroup v2: the v1 paths below do not apply") // not this machine
 	}

@@ -43,7 +43,7 @@ func TestDiscoverTask(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitForLog(t, cfg.StdoutPath, "up")
-	ta, _ := a.task(cfg.ID)
+	ta, _ := a.tasks.Get(cfg.ID)
 	ta.closePumps()
 
 	b := newDriver(t)

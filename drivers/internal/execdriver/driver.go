@@ -44,10 +44,11 @@ type Driver struct {
 	opts   Options
 	logger hclog.Logger
 
-	mu        sync.Mutex // guards enabled, pidsLimit, tasks
+	tasks *base.Table[task]
+
+	mu        sync.Mutex // guards enabled, pidsLimit
 	enabled   bool
 	pidsLimit int64 // pids.max of isolated tasks; 0: no limit
-	tasks     map[string]*task
 }
 
 var _ base.Driver = (*Driver)(nil)
@@ -58,7 +59,7 @@ func New(opts Options) *Driver {
 		opts.Logger = hclog.NewNullLogger()
 	}
 	return &Driver{opts: opts, logger: opts.Logger.Named(opts.Name), enabled: opts.EnabledByDefault,
-		pidsLimit: DefaultPidsLimit, tasks: map[string]*task{}}
+		pidsLimit: DefaultPidsLimit, tasks: base.NewTable(func(t *task) *base.Exit { return t.exit })}
 }
 
 // SetConfig accepts {"enabled": bool}, with Isolate {"pids_limit": n}
@@ -187,21 +188,10 @@ func (d *Driver) StartTask(cfg *base.TaskConfig) (*base.TaskHandle, error) {
 	}
 	d.mu.Lock()
 	pidsLimit := d.pidsLimit
-	if _, ok := d.tasks[cfg.ID]; ok {
-		d.mu.Unlock()
-		return nil, fmt.Errorf("task %q: %w", cfg.ID, base.ErrTaskExists)
-	}
-	d.tasks[cfg.ID] = nil // reserve the ID while starting
 	d.mu.Unlock()
-
-	t, err := startTask(cfg, path, args, iso, pidsLimit, d.logger)
-	d.mu.Lock()
-	if err != nil {
-		delete(d.tasks, cfg.ID)
-	} else {
-		d.tasks[cfg.ID] = t
-	}
-	d.mu.Unlock()
+	t, err := d.tasks.Start(cfg.ID, func() (*task, error) {
+		return startTask(cfg, path, args, iso, pidsLimit, d.logger)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -234,92 +224,58 @@ func parseTaskConfig(c map[string]any) (string, []string, error) {
 	return command, args, nil
 }
 
-func (d *Driver) task(id string) (*task, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	t := d.tasks[id]
-	if t == nil {
-		return nil, fmt.Errorf("task %q: %w", id, base.ErrTaskNotFound)
-	}
-	return t, nil
-}
-
 // WaitTask: see base.Driver.
 func (d *Driver) WaitTask(ctx context.Context, taskID string) (<-chan *base.ExitResult, error) {
-	t, err := d.task(taskID)
-	if err != nil {
-		return nil, err
-	}
-	return t.exit.Wait(ctx), nil
+	return d.tasks.Wait(ctx, taskID)
 }
 
 // StopTask: see base.Driver.
 func (d *Driver) StopTask(taskID string, timeout time.Duration, signal string) error {
-	t, err := d.task(taskID)
-	if err != nil {
-		return err
-	}
-	sig, err := base.ParseSignal(signal, syscall.SIGTERM)
-	if err != nil {
-		return err
-	}
-	t.stop(timeout, sig)
-	return nil
+	return d.tasks.Stop(taskID, signal, func(t *task, sig syscall.Signal) error {
+		t.stop(timeout, sig)
+		return nil
+	})
 }
 
 // DestroyTask: see base.Driver. Kills what is left of the process group,
 // stops the log pumps and removes the cgroups and FIFOs.
 func (d *Driver) DestroyTask(taskID string, force bool) error {
-	t, err := d.task(taskID)
-	if err != nil {
-		return err
-	}
-	select {
-	case <-t.exit.Done():
-	default:
-		if !force {
-			return fmt.Errorf("task %q: %w", taskID, base.ErrTaskRunning)
-		}
+	return d.tasks.Destroy(taskID, force, func(t *task) error {
 		t.killGroup()
 		t.stopOnce.Do(func() { close(t.stopped) })
 		<-t.exit.Done()
-	}
-	t.killGroup() // leftover background children
-	t.closePumps()
-	removeCgroups(t.state.Cgroups)
-	for _, f := range []string{t.state.StdoutFIFO, t.state.StderrFIFO} {
-		if f != "" {
-			_ = os.Remove(f)
+		return nil
+	}, func(t *task) error {
+		t.killGroup() // leftover background children
+		t.closePumps()
+		removeCgroups(t.state.Cgroups)
+		for _, f := range []string{t.state.StdoutFIFO, t.state.StderrFIFO} {
+			if f != "" {
+				_ = os.Remove(f)
+			}
 		}
-	}
-	if rec, err := handlefile.Read(d.opts.Name, t.cfg); err == nil && rec.TaskID == taskID {
-		handlefile.Remove(d.opts.Name, t.cfg)
-	}
-	d.mu.Lock()
-	delete(d.tasks, taskID)
-	d.mu.Unlock()
-	return nil
+		if rec, err := handlefile.Read(d.opts.Name, t.cfg); err == nil && rec.TaskID == taskID {
+			handlefile.Remove(d.opts.Name, t.cfg)
+		}
+		return nil
+	})
 }
 
 // InspectTask: see base.Driver.
 func (d *Driver) InspectTask(taskID string) (*base.TaskStatus, error) {
-	t, err := d.task(taskID)
+	t, err := d.tasks.Get(taskID)
 	if err != nil {
 		return nil, err
 	}
-	st := &base.TaskStatus{
+	return t.exit.Status(&base.TaskStatus{
 		ID: taskID, Name: t.cfg.Name, State: base.TaskStateRunning, StartedAt: t.state.StartedAt,
 		DriverAttributes: map[string]string{"pid": fmt.Sprint(t.state.Pid)},
-	}
-	if res, at := t.exit.Result(); res != nil {
-		st.State, st.ExitResult, st.CompletedAt = base.TaskStateExited, res, at
-	}
-	return st, nil
+	}), nil
 }
 
 // SignalTask: see base.Driver.
 func (d *Driver) SignalTask(taskID string, signal string) error {
-	t, err := d.task(taskID)
+	t, err := d.tasks.Get(taskID)
 	if err != nil {
 		return err
 	}
@@ -344,24 +300,21 @@ func (d *Driver) RecoverTask(h *base.TaskHandle) error {
 	if err := json.Unmarshal(h.DriverState, &st); err != nil || st.Pid <= 0 {
 		return fmt.Errorf("%s: recover task %q: bad driver state: %v", d.opts.Name, h.Config.ID, err)
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if _, ok := d.tasks[h.Config.ID]; ok {
-		return nil
-	}
-	t := newTask(h.Config)
-	t.state = st
-	if alive(st.Pid, st.StartTicks) {
-		for _, l := range [][2]string{{h.Config.StdoutPath, st.StdoutFIFO}, {h.Config.StderrPath, st.StderrFIFO}} {
-			if l[1] == "" {
-				continue
-			}
-			if err := t.attachLog(l[0], l[1]); err != nil {
-				d.logger.Warn("recovered task's log not captured", "task", h.Config.ID, "error", err)
+	d.tasks.AddNew(h.Config.ID, func() *task {
+		t := newTask(h.Config)
+		t.state = st
+		if alive(st.Pid, st.StartTicks) {
+			for _, l := range [][2]string{{h.Config.StdoutPath, st.StdoutFIFO}, {h.Config.StderrPath, st.StderrFIFO}} {
+				if l[1] == "" {
+					continue
+				}
+				if err := t.attachLog(l[0], l[1]); err != nil {
+					d.logger.Warn("recovered task's log not captured", "task", h.Config.ID, "error", err)
+				}
 			}
 		}
-	}
-	go t.waitRecovered()
-	d.tasks[h.Config.ID] = t
+		go t.waitRecovered()
+		return t
+	})
 	return nil
 }

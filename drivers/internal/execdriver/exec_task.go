@@ -32,7 +32,7 @@ const eofChar = 0x04
 // newExecTarget. It is in a process group (Tty: a session) of its own,
 // which is SIGKILLed when ctx ends.
 func (d *Driver) ExecTaskStreaming(ctx context.Context, taskID string, opts *base.ExecOptions) (*base.ExitResult, error) {
-	t, err := d.task(taskID)
+	t, err := d.tasks.Get(taskID)
 	if err != nil {
 		return nil, err
 	}

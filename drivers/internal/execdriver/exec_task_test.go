@@ -192,7 +192,9 @@ func TestExecTaskEntersNamespaces(t *testing.T) {
 	d := newDriver(t)
 	tk := newTask(&base.TaskConfig{ID: "ns", Name: "ns", TaskDir: dir, Env: map[string]string{"PATH": os.Getenv("PATH")}})
 	tk.state.Pid = cmd.Process.Pid
-	d.tasks["ns"] = tk
+	if err := d.tasks.Add("ns", tk); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := os.Stat(filepath.Join(dir, "marker")); err == nil {
 		t.Fatal("the marker leaked into the host mount namespace")
 	}

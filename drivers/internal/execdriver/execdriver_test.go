@@ -275,7 +275,7 @@ func TestRecoverTask(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitForLog(t, cfg.StdoutPath, "one")
-	ta, _ := a.task(cfg.ID)
+	ta, _ := a.tasks.Get(cfg.ID)
 	ta.closePumps() // the old plugin stops reading, as if it died
 
 	b := newDriver(t)

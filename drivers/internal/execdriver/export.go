@@ -38,11 +38,11 @@ func SignalPid(taskID string, pid int, signal string) error {
 // started at startTicks.
 func Alive(pid int, startTicks uint64) bool { return alive(pid, startTicks) }
 
-// GroupSampler turns successive samples of one process group into
-// TaskResourceUsage (CPU percent since the previous sample). Not safe for
-// concurrent use: one stats loop owns it.
+// GroupSampler turns successive samples of one task into TaskResourceUsage
+// (CPU percent since the previous sample). Not safe for concurrent use: one
+// stats loop owns it.
 type GroupSampler struct {
-	pgrp   int
+	read   func() groupUsage
 	prev   groupUsage
 	prevAt time.Time
 }
@@ -50,12 +50,17 @@ type GroupSampler struct {
 // NewGroupSampler samples process group pgrp; the first sample's CPU
 // percent is measured from since (the task's start).
 func NewGroupSampler(pgrp int, since time.Time) *GroupSampler {
-	return &GroupSampler{pgrp: pgrp, prevAt: since}
+	return newSampler(func() groupUsage { return readGroupUsage(pgrp) }, since)
 }
 
-// Sample reads /proc now.
+// newSampler samples what read returns (a task's cgroups or process group).
+func newSampler(read func() groupUsage, since time.Time) *GroupSampler {
+	return &GroupSampler{read: read, prevAt: since}
+}
+
+// Sample reads the usage now; its signature is base.Every's sample.
 func (s *GroupSampler) Sample(now time.Time) *base.TaskResourceUsage {
-	u := readGroupUsage(s.pgrp)
+	u := s.read()
 	r := usage(u, s.prev, now.Sub(s.prevAt), now)
 	s.prev, s.prevAt = u, now
 	return r

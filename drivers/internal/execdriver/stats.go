@@ -11,39 +11,12 @@ import (
 // the task exits: its cgroups when it has some (exec), else its process
 // group (raw_exec).
 func (d *Driver) TaskStats(ctx context.Context, taskID string, interval time.Duration) (<-chan *base.TaskResourceUsage, error) {
-	t, err := d.task(taskID)
+	t, err := d.tasks.Get(taskID)
 	if err != nil {
 		return nil, err
 	}
-	interval = max(interval, 100*time.Millisecond)
-	ch := make(chan *base.TaskResourceUsage)
-	go func() {
-		defer close(ch)
-		tick := time.NewTicker(interval)
-		defer tick.Stop()
-		var prev groupUsage
-		prevAt := t.state.StartedAt
-		for {
-			now := time.Now()
-			u := t.readUsage()
-			select {
-			case ch <- usage(u, prev, now.Sub(prevAt), now):
-			case <-ctx.Done():
-				return
-			case <-t.exit.Done():
-				return
-			}
-			prev, prevAt = u, now
-			select {
-			case <-tick.C:
-			case <-ctx.Done():
-				return
-			case <-t.exit.Done():
-				return
-			}
-		}
-	}()
-	return ch, nil
+	s := newSampler(t.readUsage, t.state.StartedAt)
+	return base.StreamUsage(ctx, t.exit.Done(), base.Every(max(interval, 100*time.Millisecond), s.Sample))
 }
 
 // usage converts two samples into a TaskResourceUsage.

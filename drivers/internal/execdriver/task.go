@@ -39,7 +39,7 @@ type driverState struct {
 }
 
 // task is one running or exited task. cfg, state and pumps are set before
-// the task is published in the driver's map and never change.
+// the task is added to the driver's table (base.Table) and never change.
 type task struct {
 	cfg      *base.TaskConfig
 	state    driverState

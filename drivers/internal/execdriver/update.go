@@ -14,7 +14,7 @@ var _ base.ResourceUpdater = (*Driver)(nil)
 // memory limit below what the task uses fails (cgroup v1 answers EBUSY) and
 // leaves the old limit.
 func (d *Driver) UpdateTask(taskID string, res *base.Resources) error {
-	t, err := d.task(taskID)
+	t, err := d.tasks.Get(taskID)
 	if err != nil {
 		return err
 	}
