@@ -11,7 +11,7 @@ import (
 	"github.com/nomadish/nomadish/internal/connlimit"
 )
 
-// Blocking query waits, as the server bounds them (server/blocking.go).
+// Blocking query waits, as the server bounds them (server/endpoints/blocking.go).
 const (
 	defaultQueryWait = 5 * time.Minute
 	maxQueryWait     = 10 * time.Minute

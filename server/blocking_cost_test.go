@@ -7,9 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/go-memdb"
-
-	"github.com/nomadish/nomadish/server/state"
 	"github.com/nomadish/nomadish/structs"
 )
 
@@ -75,7 +72,7 @@ func TestBlockingListsCostAConstant(t *testing.T) {
 			answers <- answer{r, err}
 		}()
 	}
-	waitStacks(t, "server.(*Server).waitQuery", waiters)
+	waitStacks(t, "endpoints.(*Deps).waitQuery", waiters)
 	if got := stacksWith("watchMany") - before; got > 0 {
 		t.Fatalf("%d watchMany goroutines for %d waiters on %d jobs: per-object channels", got, waiters, jobs)
 	}
@@ -91,23 +88,5 @@ func TestBlockingListsCostAConstant(t *testing.T) {
 		if a.err != nil || a.r.Index <= first.Index || len(a.r.Jobs) != jobs+1 {
 			t.Fatalf("answer: index %d (was %d), %d jobs, %v", a.r.Index, first.Index, len(a.r.Jobs), a.err)
 		}
-	}
-}
-
-// A blocking list times out with the current answer, built once.
-func TestBlockingListTimesOutWithAnswer(t *testing.T) {
-	s := testServer(t, nil)
-	runs := 0
-	opts := &structs.QueryOptions{MinQueryIndex: 1 << 40, MaxQueryTime: time.Millisecond}
-	var meta structs.QueryMeta
-	err := s.blockingList(opts, &meta, []string{state.TableJobs}, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
-		runs++
-		if ws != nil {
-			t.Error("a list query got a watch set: it must not add per-object channels")
-		}
-		return st.Index(state.TableJobs)
-	})
-	if err != nil || runs != 1 || meta.Index == 0 {
-		t.Fatalf("runs %d, index %d, %v; want 1 run, an index", runs, meta.Index, err)
 	}
 }

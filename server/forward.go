@@ -63,6 +63,9 @@ func (s *Server) RPC(method string, args, reply any) error {
 	if kind == kindLocal || stale {
 		return s.localRPC(method, args, reply)
 	}
+	// The hold timeout and forward poll are network waits on wall time, not
+	// Config.Clock: they bound a caller's latency and stamp nothing, and a
+	// fake clock must not stall RPCs.
 	deadline := time.Now().Add(s.holdTimeout)
 	var lastErr error = structs.ErrNoLeader
 	for {
@@ -145,5 +148,5 @@ func (s *Server) lastContact() time.Duration {
 	if t.IsZero() {
 		return 0
 	}
-	return time.Since(t)
+	return time.Since(t) // raft reports its contact time on the wall clock
 }

@@ -66,10 +66,10 @@ func (h *heartbeater) setEnabled(on bool) {
 	}
 }
 
-// reset restarts nodeID's timer and returns the TTL to hand the client
+// Reset restarts nodeID's timer and returns the TTL to hand the client
 // (the timer itself runs TTL + grace). While disabled it returns the TTL
 // without starting a timer.
-func (h *heartbeater) reset(nodeID string, numNodes int) time.Duration {
+func (h *heartbeater) Reset(nodeID string, numNodes int) time.Duration {
 	ttl := HeartbeatTTL(numNodes, h.minTTL, h.perSec, h.stagger())
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -116,8 +116,8 @@ func (h *heartbeater) arm(nodeID string, d time.Duration) {
 	h.timers[nodeID] = ht
 }
 
-// remove stops nodeID's timer.
-func (h *heartbeater) remove(nodeID string) {
+// Remove stops nodeID's timer.
+func (h *heartbeater) Remove(nodeID string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if t, ok := h.timers[nodeID]; ok {

@@ -3,6 +3,7 @@ package server
 import (
 	"time"
 
+	"github.com/nomadish/nomadish/server/endpoints"
 	"github.com/nomadish/nomadish/server/state"
 	"github.com/nomadish/nomadish/structs"
 )
@@ -67,7 +68,7 @@ func (s *Server) invalidateHeartbeat(nodeID string) {
 	if status == structs.NodeStatusDisconnected {
 		s.heartbeats.arm(nodeID, window)
 	}
-	if _, _, err := s.createNodeEvals(nodeID, index); err != nil {
+	if _, _, err := endpoints.CreateNodeEvals(s.State(), s.raftApply, s.cfg.Clock.Now(), nodeID, index); err != nil {
 		s.logger.Error("creating evals for node that missed its heartbeat TTL", "node", nodeID, "error", err)
 	}
 }

@@ -42,26 +42,26 @@ func TestHeartbeaterTimers(t *testing.T) {
 		mu.Unlock()
 	})
 	h.stagger = func() float64 { return 0 }
-	if ttl := h.reset("a", 1); ttl != 10*time.Second || h.tracked() != 0 {
+	if ttl := h.Reset("a", 1); ttl != 10*time.Second || h.tracked() != 0 {
 		t.Fatalf("disabled: ttl %v, %d timers", ttl, h.tracked())
 	}
 	h.setEnabled(true)
-	h.reset("a", 1)
-	h.reset("b", 1)
+	h.Reset("a", 1)
+	h.Reset("b", 1)
 	clock.Advance(14 * time.Second)
-	h.reset("b", 1) // b heartbeats in time
+	h.Reset("b", 1) // b heartbeats in time
 	clock.Advance(2 * time.Second)
 	mu.Lock()
 	if len(expired) != 1 || expired[0] != "a" {
 		t.Fatalf("expired %v, want [a]", expired)
 	}
 	mu.Unlock()
-	h.remove("b")
+	h.Remove("b")
 	clock.Advance(time.Minute)
 	if len(expired) != 1 {
 		t.Fatalf("removed timer fired: %v", expired)
 	}
-	h.reset("c", 1)
+	h.Reset("c", 1)
 	h.setEnabled(false)
 	clock.Advance(time.Minute)
 	if len(expired) != 1 || h.tracked() != 0 {

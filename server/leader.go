@@ -41,11 +41,10 @@ func (l *leaderState) ready() (<-chan struct{}, bool) {
 // heartbeat timers (all disabled until leadership) and routes state store
 // events to them.
 func (s *Server) setupLeaderDuties() {
-	s.broker = broker.NewEvalBroker(broker.BrokerConfig{Logger: s.logger})
+	s.broker = broker.NewEvalBroker(broker.BrokerConfig{Logger: s.logger, Clock: s.cfg.Clock})
 	s.blocked = broker.NewBlockedEvals(s.broker, s.logger)
-	s.planner = planapply.New(planapply.Config{State: planState{s}, Commit: planCommitter{s}, Logger: s.logger})
+	s.planner = planapply.New(planapply.Config{State: planState{s.State}, Commit: planCommitter{s.raftApply}, Logger: s.logger, Now: s.cfg.Clock.Now})
 	s.heartbeats = newHeartbeater(s.cfg.Clock, s.cfg.MinHeartbeatTTL, s.cfg.HeartbeatGrace, s.cfg.MaxHeartbeatsPerSecond, s.invalidateHeartbeat)
-	s.allocUpdates = newAllocBatcher(s, s.cfg.AllocUpdateBatch)
 	s.fsm.State().SetNotifier(&leaderNotifier{broker: s.broker, blocked: s.blocked})
 }
 
@@ -126,7 +125,7 @@ func (s *Server) establishLeadership() error {
 	run(s.planner.Run)
 	for i := 0; i < s.cfg.NumSchedulers; i++ {
 		w := worker.New(worker.Config{
-			Broker: s.broker, Plans: s.planner, State: stateWaiter{s}, Evals: evalWriter{s},
+			Broker: s.broker, Plans: s.planner, State: stateWaiter{s.State}, Evals: evalWriter{s.raftApply},
 			Schedulers: schedulerTypes, Logger: s.logger, // Blocked: nil: leaderNotifier re-blocks upserted blocked evals
 			Now: s.cfg.Clock.Now, // the clock node status times come from (disconnect windows)
 		})
@@ -199,7 +198,7 @@ func (s *Server) initHeartbeats(snap *state.StateSnapshot) error {
 	s.heartbeats.setEnabled(true)
 	for _, n := range nodes {
 		if n.Status != structs.NodeStatusDown {
-			s.heartbeats.reset(n.ID, len(nodes))
+			s.heartbeats.Reset(n.ID, len(nodes))
 		}
 	}
 	return nil

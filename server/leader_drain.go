@@ -2,6 +2,10 @@ package server
 
 import (
 	"context"
+	"time"
+
+	"github.com/nomadish/nomadish/internal/clock"
+	"github.com/nomadish/nomadish/server/endpoints"
 
 	"github.com/nomadish/nomadish/server/drainer"
 	"github.com/nomadish/nomadish/structs"
@@ -11,24 +15,39 @@ import (
 func (s *Server) runDrainer(ctx context.Context) {
 	d := drainer.New(drainer.Config{
 		State:  func() drainer.State { return s.State() },
-		Writer: drainWriter{s},
+		Writer: drainWriter{apply: s.raftApply, clock: s.cfg.Clock},
 		Logger: s.logger,
+		Clock:  drainClock{s.cfg.Clock},
 	})
 	d.Run(ctx)
 }
 
 // drainWriter commits the drainer's decisions through raft.
-type drainWriter struct{ s *Server }
+type drainWriter struct {
+	apply endpoints.ApplyFunc
+	clock clock.Clock // stamps the drain's completion
+}
 
 func (w drainWriter) MarkMigrate(marks map[string]*structs.DesiredTransition, evals []*structs.Evaluation) error {
-	_, _, err := w.s.raftApply(structs.AllocUpdateDesiredTransitionRequestType,
+	_, _, err := w.apply(structs.AllocUpdateDesiredTransitionRequestType,
 		&structs.AllocUpdateDesiredTransitionRequest{Allocs: marks, Evals: evals})
 	return err
 }
 
 func (w drainWriter) CompleteDrain(nodeID string, event *structs.NodeEvent) error {
-	_, _, err := w.s.raftApply(structs.NodeUpdateDrainRequestType, &structs.NodeUpdateDrainRequest{
-		NodeID: nodeID, NodeEvent: event, UpdatedAt: w.s.cfg.Clock.Now().UnixNano(),
+	_, _, err := w.apply(structs.NodeUpdateDrainRequestType, &structs.NodeUpdateDrainRequest{
+		NodeID: nodeID, NodeEvent: event, UpdatedAt: w.clock.Now().UnixNano(),
 	})
 	return err
+}
+
+// drainClock is the server's clock as the drainer's (its After is a
+// channel fed by the clock's AfterFunc), so drain deadlines follow the
+// same time as every other stamp.
+type drainClock struct{ clock.Clock }
+
+func (c drainClock) After(d time.Duration) <-chan time.Time {
+	ch := make(chan time.Time, 1)
+	c.AfterFunc(d, func() { ch <- c.Now() })
+	return ch
 }

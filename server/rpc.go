@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/raft"
 
 	"github.com/nomadish/nomadish/rpcclient"
+	"github.com/nomadish/nomadish/server/endpoints"
 	"github.com/nomadish/nomadish/structs"
 )
 
@@ -41,19 +42,20 @@ type rpcMethod struct {
 	replyType reflect.Type
 }
 
-// registerEndpoints registers each endpoint with the TCP net/rpc server and
-// in the in-process method table.
+// registerEndpoints builds the endpoints (server/endpoints) over the
+// server's narrow dependencies and registers each with the TCP net/rpc
+// server and in the in-process method table.
 func (s *Server) registerEndpoints() error {
 	s.rpcServer = rpc.NewServer()
 	s.methods = map[string]rpcMethod{}
-	eps := map[string]any{
-		"Job": &jobEndpoint{s}, "Node": &nodeEndpoint{s}, "Alloc": &allocEndpoint{s},
-		"Eval": &evalEndpoint{s}, "Status": &statusEndpoint{s},
-		"Operator":   &operatorEndpoint{s},
-		"Deployment": &deploymentEndpoint{s},
+	set, err := endpoints.New(s.endpointDeps())
+	if err != nil {
+		return err
 	}
+	s.endpoints = set
 	errType := reflect.TypeOf((*error)(nil)).Elem()
-	for name, ep := range eps {
+	for _, e := range set.Endpoints {
+		name, ep := e.Name, e.Receiver
 		if err := s.rpcServer.RegisterName(name, ep); err != nil {
 			return fmt.Errorf("registering %s endpoint: %w", name, err)
 		}
@@ -173,6 +175,7 @@ func (s *Server) handleConn(raw net.Conn) {
 func readProto(conn net.Conn, timeout time.Duration) (byte, bool) {
 	var b [1]byte
 	if timeout > 0 { // limits.rpc_handshake_timeout (rpc_limits.go)
+		// A network deadline: wall time, not the server's clock.
 		conn.SetReadDeadline(time.Now().Add(timeout))
 	}
 	if _, err := io.ReadFull(conn, b[:]); err != nil {

@@ -44,7 +44,7 @@ func (s *Server) admit(a *rpcAdmission, conn net.Conn) (net.Conn, bool) {
 	release, err := a.perIP.Acquire(conn.RemoteAddr())
 	if err != nil {
 		conn.Close()
-		now := time.Now().UnixNano()
+		now := time.Now().UnixNano() // log rate limit: wall time, nothing stamped
 		if last := a.lastLog.Load(); now-last >= int64(rpcRefusalLogEvery) && a.lastLog.CompareAndSwap(last, now) {
 			s.logger.Warn("refusing RPC connection: too many from this address (limits.rpc_max_conns_per_client)",
 				"remote", conn.RemoteAddr(), "limit", a.perIP.Max())

@@ -23,7 +23,7 @@ func (s *Server) startTLS(conn net.Conn) net.Conn {
 		return nil
 	}
 	tc := tls.Server(conn, s.cfg.TLS.Incoming)
-	tc.SetDeadline(time.Now().Add(rpcclient.TLSHandshakeTimeout))
+	tc.SetDeadline(time.Now().Add(rpcclient.TLSHandshakeTimeout)) // a network deadline: wall time
 	if err := tc.Handshake(); err != nil {
 		s.logger.Warn("refusing RPC connection: TLS handshake failed", "remote", conn.RemoteAddr(), "error", err)
 		return nil

@@ -16,8 +16,8 @@ import (
 	"github.com/hashicorp/raft"
 
 	"github.com/nomadish/nomadish/internal/clock"
-	"github.com/nomadish/nomadish/internal/shared"
 	"github.com/nomadish/nomadish/server/broker"
+	"github.com/nomadish/nomadish/server/endpoints"
 	"github.com/nomadish/nomadish/server/planapply"
 	"github.com/nomadish/nomadish/server/state"
 	"github.com/nomadish/nomadish/structs"
@@ -26,6 +26,17 @@ import (
 // Sentinel errors.
 var (
 	ErrConfig = errors.New("server: invalid config")
+)
+
+// ClientIntroductionConfig is the servers' policy for new nodes; the Node
+// endpoint enforces it (endpoints/node_auth.go).
+type ClientIntroductionConfig = endpoints.ClientIntroductionConfig
+
+// Client introduction enforcement modes (endpoints/node_auth.go).
+const (
+	IntroEnforcementNone   = endpoints.IntroEnforcementNone
+	IntroEnforcementWarn   = endpoints.IntroEnforcementWarn
+	IntroEnforcementStrict = endpoints.IntroEnforcementStrict
 )
 
 // Config configures a Server. Zero fields take DefaultConfig's values.
@@ -60,14 +71,18 @@ type Config struct {
 	// one raft entry (default 10ms).
 	AllocUpdateBatch time.Duration
 	Logger           hclog.Logger
-	// Clock drives heartbeat timers (default: the wall clock).
+	// Clock is the server's one clock (default: the wall clock): every time
+	// stamped into state (evals, nodes, allocs, deployments) and every
+	// leader timer (heartbeats, eval broker, deployment watcher, drainer)
+	// follows it. Network deadlines (RPC hold and forward waits, conn
+	// deadlines, serf and raft) stay on wall time.
 	Clock clock.Clock
 	// Raft holds the raft durability knobs (raft_config.go).
 	Raft RaftConfig
 	// JobMaxCount bounds a job's summed group counts on register, scale
-	// and plan (0: structs.DefaultJobMaxCount; job_limits.go).
+	// and plan (0: structs.DefaultJobMaxCount; endpoints/job_limits.go).
 	JobMaxCount int
-	// ClientIntroduction is the policy for new nodes (node_auth.go).
+	// ClientIntroduction is the policy for new nodes (endpoints/node_auth.go).
 	ClientIntroduction ClientIntroductionConfig
 	// SnapshotRestoreMaxBytes caps a snapshot restore's decompressed size
 	// (snapshot_archive.go; 0: DefaultSnapshotRestoreMaxBytes).
@@ -142,14 +157,16 @@ func (c *Config) Validate() error {
 	if c.SnapshotRestoreMaxBytes < 0 {
 		return fmt.Errorf("%w: snapshot_restore_max_bytes must not be negative", ErrConfig)
 	}
-	return c.ClientIntroduction.Validate()
+	if err := c.ClientIntroduction.Validate(); err != nil {
+		return fmt.Errorf("%w: %v", ErrConfig, err)
+	}
+	return nil
 }
 
 // Server is one nomadish server.
 type Server struct {
 	cfg    *Config
 	logger hclog.Logger
-	lists  shared.Cache // answers of list queries shared by concurrent readers (endpoint_job.go)
 	// holdTimeout is how long a request waits for leadership (rpcHoldTimeout;
 	// tests shorten it). Set before the server serves requests.
 	holdTimeout time.Duration
@@ -171,16 +188,17 @@ type Server struct {
 
 	// restoreReading is held while an Operator.SnapshotRestore request's
 	// body is read from the RPC port (forward_serve.go); restoring while
-	// the endpoint checks and applies an archive (endpoint_operator_raft.go).
+	// the endpoint checks and applies an archive (operator_raft.go).
 	// One of each at a time: a second gets ErrSnapshotRestoreInProgress.
 	restoreReading atomic.Bool
 	restoring      atomic.Bool
 
-	broker       *broker.EvalBroker
-	blocked      *broker.BlockedEvals
-	planner      *planapply.Applier
-	heartbeats   *heartbeater
-	allocUpdates *allocBatcher
+	broker     *broker.EvalBroker
+	blocked    *broker.BlockedEvals
+	planner    *planapply.Applier
+	heartbeats *heartbeater
+	// endpoints are the RPC endpoints (rpc.go); set in NewServer.
+	endpoints *endpoints.Set
 
 	leaderNotifyCh chan bool
 	leader         leaderState
@@ -344,6 +362,8 @@ func (s *Server) Shutdown() error {
 		errs.Add(s.raftBolt.Close())
 	}
 	s.closeConns()
-	s.allocUpdates.stop()
+	if s.endpoints != nil {
+		s.endpoints.Stop()
+	}
 	return errs.ErrorOrNil()
 }

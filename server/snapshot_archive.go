@@ -69,7 +69,7 @@ func writeSnapshotArchive(w io.Writer, meta *raft.SnapshotMeta, state io.Reader)
 	}
 	gz := gzip.NewWriter(w)
 	tw := tar.NewWriter(gz)
-	now := time.Now()
+	now := time.Now() // the archive files' mtime on the operator's disk, not state: wall time
 	for _, f := range []struct {
 		name string
 		b    []byte

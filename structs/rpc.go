@@ -16,7 +16,7 @@ type QueryOptions struct {
 	// Prefix filters list results by ID prefix.
 	Prefix string
 	// AuthToken authenticates the caller (Nomad's X-Nomad-Token field); a
-	// client sends its node's SecretID here (node_auth.go).
+	// client sends its node's SecretID here (server/endpoints/node_auth.go).
 	AuthToken string
 }
 
@@ -34,7 +34,7 @@ type WriteRequest struct {
 	Namespace string
 	// AuthToken authenticates the caller (Nomad's X-Nomad-Token field); a
 	// client sends its node's SecretID here, or its introduction token when
-	// it registers a new node (node_auth.go).
+	// it registers a new node (server/endpoints/node_auth.go).
 	AuthToken string
 }
 

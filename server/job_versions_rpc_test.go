@@ -203,10 +203,10 @@ func TestJobPlanDiffAnnotated(t *testing.T) {
 	if resp.Diff.Type != structs.DiffTypeEdited || tg.Type != structs.DiffTypeEdited {
 		t.Fatalf("diff %+v", resp.Diff)
 	}
-	if len(tg.Fields) != 1 || tg.Fields[0].Name != "Count" || !reflect.DeepEqual(tg.Fields[0].Annotations, []string{forcesCreate}) {
+	if len(tg.Fields) != 1 || tg.Fields[0].Name != "Count" || !reflect.DeepEqual(tg.Fields[0].Annotations, []string{"forces create"}) {
 		t.Fatalf("group fields %+v", tg.Fields[0])
 	}
-	if a := tg.Tasks[0].Annotations; !reflect.DeepEqual(a, []string{forcesDestructive}) {
+	if a := tg.Tasks[0].Annotations; !reflect.DeepEqual(a, []string{"forces create/destroy update"}) {
 		t.Fatalf("task annotations %v", a)
 	}
 	if resp.JobModifyIndex == 0 {

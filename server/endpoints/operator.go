@@ -1,4 +1,4 @@
-package server
+package endpoints
 
 import (
 	"github.com/hashicorp/go-memdb"
@@ -7,13 +7,13 @@ import (
 	"github.com/nomadish/nomadish/structs"
 )
 
-// operatorEndpoint serves the Operator.* RPCs.
-type operatorEndpoint struct{ s *Server }
+// Operator serves the Operator.* RPCs.
+type Operator struct{ d *Deps }
 
 // SchedulerGetConfiguration reads the scheduler configuration (the default
 // one, indexes 0, until one is written); blocking.
-func (o *operatorEndpoint) SchedulerGetConfiguration(args *structs.GenericRequest, reply *structs.SchedulerConfigurationResponse) error {
-	return o.s.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
+func (o *Operator) SchedulerGetConfiguration(args *structs.GenericRequest, reply *structs.SchedulerConfigurationResponse) error {
+	return o.d.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
 		cfg, err := st.SchedulerConfig(ws)
 		if err != nil {
 			return 0, err
@@ -26,11 +26,11 @@ func (o *operatorEndpoint) SchedulerGetConfiguration(args *structs.GenericReques
 // SchedulerSetConfiguration writes the scheduler configuration through raft.
 // An unknown algorithm is a bad request; with CAS, Updated is false when the
 // stored configuration's ModifyIndex is not args.Config.ModifyIndex.
-func (o *operatorEndpoint) SchedulerSetConfiguration(args *structs.SchedulerSetConfigRequest, reply *structs.SchedulerSetConfigurationResponse) error {
+func (o *Operator) SchedulerSetConfiguration(args *structs.SchedulerSetConfigRequest, reply *structs.SchedulerSetConfigurationResponse) error {
 	if err := args.Config.Validate(); err != nil {
 		return structs.NewCodedError(structs.ErrCodeBadRequest, "%v", err)
 	}
-	index, resp, err := o.s.raftApply(structs.SchedulerConfigRequestType, args)
+	index, resp, err := o.d.Apply(structs.SchedulerConfigRequestType, args)
 	if err != nil {
 		return err
 	}

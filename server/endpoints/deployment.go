@@ -1,4 +1,4 @@
-package server
+package endpoints
 
 import (
 	"strings"
@@ -10,13 +10,13 @@ import (
 	"github.com/nomadish/nomadish/structs"
 )
 
-// deploymentEndpoint serves the Deployment.* RPCs.
-type deploymentEndpoint struct{ s *Server }
+// Deployment serves the Deployment.* RPCs.
+type Deployment struct{ d *Deps }
 
 // List lists deployments, newest first (namespace and ID prefix filters);
 // blocking.
-func (e *deploymentEndpoint) List(args *structs.DeploymentListRequest, reply *structs.DeploymentListResponse) error {
-	return e.s.blockingList(&args.QueryOptions, &reply.QueryMeta, []string{state.TableDeployments}, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
+func (e *Deployment) List(args *structs.DeploymentListRequest, reply *structs.DeploymentListResponse) error {
+	return e.d.blockingList(&args.QueryOptions, &reply.QueryMeta, []string{state.TableDeployments}, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
 		all, err := st.Deployments(ws, "*")
 		if err != nil {
 			return 0, err
@@ -32,8 +32,8 @@ func (e *deploymentEndpoint) List(args *structs.DeploymentListRequest, reply *st
 }
 
 // ByJob lists a job's deployments, newest first; blocking.
-func (e *deploymentEndpoint) ByJob(args *structs.DeploymentByJobRequest, reply *structs.DeploymentListResponse) error {
-	return e.s.blockingList(&args.QueryOptions, &reply.QueryMeta, []string{state.TableDeployments}, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
+func (e *Deployment) ByJob(args *structs.DeploymentByJobRequest, reply *structs.DeploymentListResponse) error {
+	return e.d.blockingList(&args.QueryOptions, &reply.QueryMeta, []string{state.TableDeployments}, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
 		all, err := st.DeploymentsByJobID(ws, namespaceOf(args.Namespace), args.JobID)
 		if err != nil {
 			return 0, err
@@ -44,8 +44,8 @@ func (e *deploymentEndpoint) ByJob(args *structs.DeploymentByJobRequest, reply *
 }
 
 // GetDeployment reads one deployment (nil when absent); blocking.
-func (e *deploymentEndpoint) GetDeployment(args *structs.DeploymentSpecificRequest, reply *structs.SingleDeploymentResponse) error {
-	return e.s.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
+func (e *Deployment) GetDeployment(args *structs.DeploymentSpecificRequest, reply *structs.SingleDeploymentResponse) error {
+	return e.d.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
 		d, err := st.DeploymentByID(ws, args.DeploymentID)
 		if err != nil {
 			return 0, err
@@ -59,8 +59,8 @@ func (e *deploymentEndpoint) GetDeployment(args *structs.DeploymentSpecificReque
 }
 
 // Allocations lists a deployment's allocations; blocking.
-func (e *deploymentEndpoint) Allocations(args *structs.DeploymentSpecificRequest, reply *structs.DeploymentAllocsResponse) error {
-	return e.s.blockingList(&args.QueryOptions, &reply.QueryMeta, []string{state.TableAllocs, state.TableDeployments}, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
+func (e *Deployment) Allocations(args *structs.DeploymentSpecificRequest, reply *structs.DeploymentAllocsResponse) error {
+	return e.d.blockingList(&args.QueryOptions, &reply.QueryMeta, []string{state.TableAllocs, state.TableDeployments}, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
 		allocs, err := st.AllocsByDeployment(ws, args.DeploymentID)
 		if err != nil {
 			return 0, err
@@ -72,8 +72,8 @@ func (e *deploymentEndpoint) Allocations(args *structs.DeploymentSpecificRequest
 
 // activeDeployment returns a running deployment, or a coded error: 404
 // unknown, 400 when it is no longer running.
-func (e *deploymentEndpoint) activeDeployment(id string) (*structs.Deployment, *structs.Job, error) {
-	st := e.s.State()
+func (e *Deployment) activeDeployment(id string) (*structs.Deployment, *structs.Job, error) {
+	st := e.d.State()
 	d, err := st.DeploymentByID(nil, id)
 	if err != nil {
 		return nil, nil, err
@@ -93,7 +93,7 @@ func (e *deploymentEndpoint) activeDeployment(id string) (*structs.Deployment, *
 
 // Promote promotes the canaries of all or the named groups and creates an
 // eval that continues the rollout.
-func (e *deploymentEndpoint) Promote(args *structs.DeploymentPromoteRequest, reply *structs.DeploymentUpdateResponse) error {
+func (e *Deployment) Promote(args *structs.DeploymentPromoteRequest, reply *structs.DeploymentUpdateResponse) error {
 	d, job, err := e.activeDeployment(args.DeploymentID)
 	if err != nil {
 		return err
@@ -108,9 +108,9 @@ func (e *deploymentEndpoint) Promote(args *structs.DeploymentPromoteRequest, rep
 	}
 	req := &structs.DeploymentPromoteRequest{DeploymentID: d.ID, All: args.All || len(args.Groups) == 0, Groups: args.Groups}
 	if job != nil {
-		req.Eval = deploymentwatcher.NewEval(job, e.s.cfg.Clock.Now())
+		req.Eval = deploymentwatcher.NewEval(job, e.d.Clock.Now())
 	}
-	index, _, err := e.s.raftApply(structs.DeploymentPromoteRequestType, req)
+	index, _, err := e.d.Apply(structs.DeploymentPromoteRequestType, req)
 	if err != nil {
 		return err
 	}
@@ -123,17 +123,17 @@ func (e *deploymentEndpoint) Promote(args *structs.DeploymentPromoteRequest, rep
 
 // Fail marks a running deployment failed (rolling back when it
 // auto-reverts) and creates an eval.
-func (e *deploymentEndpoint) Fail(args *structs.DeploymentFailRequest, reply *structs.DeploymentUpdateResponse) error {
+func (e *Deployment) Fail(args *structs.DeploymentFailRequest, reply *structs.DeploymentUpdateResponse) error {
 	d, job, err := e.activeDeployment(args.DeploymentID)
 	if err != nil {
 		return err
 	}
-	versions, err := e.s.State().JobVersionsByID(nil, d.Namespace, d.JobID)
+	versions, err := e.d.State().JobVersionsByID(nil, d.Namespace, d.JobID)
 	if err != nil {
 		return err
 	}
-	req := deploymentwatcher.FailRequest(d, structs.DeploymentStatusDescriptionFailedByUser, job, versions, e.s.cfg.Clock.Now())
-	index, _, err := e.s.raftApply(structs.DeploymentStatusUpdateRequestType, req)
+	req := deploymentwatcher.FailRequest(d, structs.DeploymentStatusDescriptionFailedByUser, job, versions, e.d.Clock.Now())
+	index, _, err := e.d.Apply(structs.DeploymentStatusUpdateRequestType, req)
 	if err != nil {
 		return err
 	}
@@ -150,7 +150,7 @@ func (e *deploymentEndpoint) Fail(args *structs.DeploymentFailRequest, reply *st
 
 // Pause pauses a running deployment (no more destructive updates) or
 // resumes a paused one, with an eval that continues the rollout.
-func (e *deploymentEndpoint) Pause(args *structs.DeploymentPauseRequest, reply *structs.DeploymentUpdateResponse) error {
+func (e *Deployment) Pause(args *structs.DeploymentPauseRequest, reply *structs.DeploymentUpdateResponse) error {
 	d, job, err := e.activeDeployment(args.DeploymentID)
 	if err != nil {
 		return err
@@ -165,9 +165,9 @@ func (e *deploymentEndpoint) Pause(args *structs.DeploymentPauseRequest, reply *
 	}
 	req := &structs.DeploymentStatusUpdateRequest{DeploymentUpdate: u}
 	if !args.Pause && job != nil {
-		req.Eval = deploymentwatcher.NewEval(job, e.s.cfg.Clock.Now())
+		req.Eval = deploymentwatcher.NewEval(job, e.d.Clock.Now())
 	}
-	index, _, err := e.s.raftApply(structs.DeploymentStatusUpdateRequestType, req)
+	index, _, err := e.d.Apply(structs.DeploymentStatusUpdateRequestType, req)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package server
+package endpoints
 
 import (
 	"context"
@@ -28,8 +28,8 @@ type queryFn func(ws memdb.WatchSet, st *state.StateSnapshot) (index uint64, err
 // latest answer. run must add O(1) channels to ws (one object's, one
 // prefix iterator's): lists go through blockingList. meta.Index is never 0
 // (a client blocking on 0 would spin).
-func (s *Server) blockingRPC(opts *structs.QueryOptions, meta *structs.QueryMeta, run queryFn) error {
-	return s.blocking(opts, meta, nil, run)
+func (d *Deps) blockingRPC(opts *structs.QueryOptions, meta *structs.QueryMeta, run queryFn) error {
+	return d.blocking(opts, meta, nil, run)
 }
 
 // blockingList is blockingRPC for a query whose index is at most the
@@ -39,13 +39,13 @@ func (s *Server) blockingRPC(opts *structs.QueryOptions, meta *structs.QueryMeta
 // a waiter costs a few channels and no copy of the answer however large
 // the tables are; it runs run (with a nil ws) only once something changed,
 // and once more when the wait times out.
-func (s *Server) blockingList(opts *structs.QueryOptions, meta *structs.QueryMeta, tables []string, run queryFn) error {
-	return s.blocking(opts, meta, tables, run)
+func (d *Deps) blockingList(opts *structs.QueryOptions, meta *structs.QueryMeta, tables []string, run queryFn) error {
+	return d.blocking(opts, meta, tables, run)
 }
 
 // blocking is blockingRPC (tables nil) and blockingList.
-func (s *Server) blocking(opts *structs.QueryOptions, meta *structs.QueryMeta, tables []string, run queryFn) error {
-	if !opts.AllowStale && !s.waitForLeaderDuties() {
+func (d *Deps) blocking(opts *structs.QueryOptions, meta *structs.QueryMeta, tables []string, run queryFn) error {
+	if !opts.AllowStale && !d.WaitForLeader() {
 		return structs.ErrNoLeader
 	}
 	ctx := context.Background()
@@ -61,11 +61,11 @@ func (s *Server) blocking(opts *structs.QueryOptions, meta *structs.QueryMeta, t
 		// twice could pair an empty list with the index of the write that
 		// filled it). Watch channels of a snapshot's nodes still fire when
 		// the live store changes them.
-		live := s.State()
+		live := d.State()
 		snap := live.Snapshot()
 		ws := memdb.NewWatchSet()
 		ws.Add(live.AbandonCh())
-		ws.Add(s.shutdownCh)
+		ws.Add(d.Shutdown)
 		runWS := ws
 		if tables != nil {
 			runWS = nil
@@ -74,7 +74,7 @@ func (s *Server) blocking(opts *structs.QueryOptions, meta *structs.QueryMeta, t
 				return err
 			}
 			if opts.MinQueryIndex > 0 && latest <= opts.MinQueryIndex && !timedOut {
-				if timedOut, err = s.waitQuery(ctx, ws); err != nil {
+				if timedOut, err = d.waitQuery(ctx, ws); err != nil {
 					return err
 				}
 				continue
@@ -85,12 +85,12 @@ func (s *Server) blocking(opts *structs.QueryOptions, meta *structs.QueryMeta, t
 			return err
 		}
 		meta.Index = max(index, 1)
-		meta.KnownLeader = s.Leader() != ""
-		meta.LastContact = s.lastContact()
+		meta.KnownLeader = d.Leader() != ""
+		meta.LastContact = d.LastContact()
 		if opts.MinQueryIndex == 0 || meta.Index > opts.MinQueryIndex || timedOut {
 			return nil
 		}
-		if timedOut, err = s.waitQuery(ctx, ws); err != nil || (timedOut && tables == nil) {
+		if timedOut, err = d.waitQuery(ctx, ws); err != nil || (timedOut && tables == nil) {
 			return err // timed out: answer with what we have
 		}
 	}
@@ -108,7 +108,7 @@ func queryWait(d time.Duration) time.Duration {
 // waitQuery waits for ws to fire or ctx to end; it reports whether the
 // query's time is up (ctx's deadline passed or the server is shutting
 // down: answer with the latest state).
-func (s *Server) waitQuery(ctx context.Context, ws memdb.WatchSet) (bool, error) {
+func (d *Deps) waitQuery(ctx context.Context, ws memdb.WatchSet) (bool, error) {
 	if err := ws.WatchCtx(ctx); err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
 			return true, nil
@@ -116,7 +116,7 @@ func (s *Server) waitQuery(ctx context.Context, ws memdb.WatchSet) (bool, error)
 		return false, err
 	}
 	select {
-	case <-s.shutdownCh:
+	case <-d.Shutdown:
 		return true, nil
 	default:
 		return false, nil

@@ -1,4 +1,4 @@
-package server
+package endpoints
 
 import (
 	"strings"
@@ -9,13 +9,13 @@ import (
 	"github.com/nomadish/nomadish/structs"
 )
 
-// allocEndpoint serves the Alloc.* RPCs.
-type allocEndpoint struct{ s *Server }
+// Alloc serves the Alloc.* RPCs.
+type Alloc struct{ d *Deps }
 
 // List lists allocations (namespace "*" or empty: all; ID prefix filter);
 // blocking.
-func (e *allocEndpoint) List(args *structs.AllocListRequest, reply *structs.AllocListResponse) error {
-	return e.s.blockingList(&args.QueryOptions, &reply.QueryMeta, []string{state.TableAllocs}, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
+func (e *Alloc) List(args *structs.AllocListRequest, reply *structs.AllocListResponse) error {
+	return e.d.blockingList(&args.QueryOptions, &reply.QueryMeta, []string{state.TableAllocs}, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
 		allocs, err := st.Allocs(ws)
 		if err != nil {
 			return 0, err
@@ -35,8 +35,8 @@ func (e *allocEndpoint) List(args *structs.AllocListRequest, reply *structs.Allo
 func inNamespace(want, ns string) bool { return want == "" || want == "*" || want == ns }
 
 // GetAlloc reads one allocation (nil when absent); blocking.
-func (e *allocEndpoint) GetAlloc(args *structs.AllocSpecificRequest, reply *structs.SingleAllocResponse) error {
-	return e.s.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
+func (e *Alloc) GetAlloc(args *structs.AllocSpecificRequest, reply *structs.SingleAllocResponse) error {
+	return e.d.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
 		a, err := st.AllocByID(ws, args.AllocID)
 		if err != nil {
 			return 0, err
@@ -50,8 +50,8 @@ func (e *allocEndpoint) GetAlloc(args *structs.AllocSpecificRequest, reply *stru
 }
 
 // GetAllocs reads several allocations (absent ones are left out); blocking.
-func (e *allocEndpoint) GetAllocs(args *structs.AllocsGetRequest, reply *structs.AllocsGetResponse) error {
-	return e.s.blockingList(&args.QueryOptions, &reply.QueryMeta, []string{state.TableAllocs}, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
+func (e *Alloc) GetAllocs(args *structs.AllocsGetRequest, reply *structs.AllocsGetResponse) error {
+	return e.d.blockingList(&args.QueryOptions, &reply.QueryMeta, []string{state.TableAllocs}, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
 		reply.Allocs = make([]*structs.Allocation, 0, len(args.AllocIDs))
 		var index uint64
 		for _, id := range args.AllocIDs {

@@ -1,4 +1,4 @@
-package server
+package endpoints
 
 import (
 	"fmt"
@@ -13,11 +13,11 @@ import (
 // The entry is an AllocUpdateDesiredTransitionRequest, the one the
 // drainer commits: same meaning, so no new message type (Nomad's
 // Alloc.Stop does the same). Errors: missing ID 400, unknown alloc 404.
-func (e *allocEndpoint) Stop(args *structs.AllocStopRequest, reply *structs.AllocStopResponse) error {
+func (e *Alloc) Stop(args *structs.AllocStopRequest, reply *structs.AllocStopResponse) error {
 	if args.AllocID == "" {
 		return structs.NewCodedError(structs.ErrCodeBadRequest, "missing allocation ID")
 	}
-	st := e.s.State()
+	st := e.d.State()
 	a, err := st.AllocByID(nil, args.AllocID)
 	if err != nil {
 		return fmt.Errorf("looking up alloc %q: %w", args.AllocID, err)
@@ -32,7 +32,7 @@ func (e *allocEndpoint) Stop(args *structs.AllocStopRequest, reply *structs.Allo
 	if job == nil {
 		job = a.Job // the job was purged: evaluate with the alloc's copy
 	}
-	now := e.s.cfg.Clock.Now()
+	now := e.d.Clock.Now()
 	eval := &structs.Evaluation{
 		ID: structs.GenerateUUID(), Namespace: a.Namespace, JobID: a.JobID,
 		TriggeredBy: structs.EvalTriggerAllocStop, Status: structs.EvalStatusPending,
@@ -47,7 +47,7 @@ func (e *allocEndpoint) Stop(args *structs.AllocStopRequest, reply *structs.Allo
 		Allocs: map[string]*structs.DesiredTransition{a.ID: {Migrate: &migrate}},
 		Evals:  []*structs.Evaluation{eval},
 	}
-	index, _, err := e.s.raftApply(structs.AllocUpdateDesiredTransitionRequestType, req)
+	index, _, err := e.d.Apply(structs.AllocUpdateDesiredTransitionRequestType, req)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package server
+package endpoints
 
 import (
 	"github.com/nomadish/nomadish/structs"
@@ -8,18 +8,18 @@ import (
 // The leader's drainer does the migrating; this only records the strategy
 // (with StartedAt and ForceDeadline filled from the spec) and a node event.
 // Cancelling with MarkEligible makes the node eligible again.
-func (e *nodeEndpoint) UpdateDrain(args *structs.NodeUpdateDrainRequest, reply *structs.NodeDrainUpdateResponse) error {
+func (e *Node) UpdateDrain(args *structs.NodeUpdateDrainRequest, reply *structs.NodeDrainUpdateResponse) error {
 	if args.NodeID == "" {
 		return structs.NewCodedError(structs.ErrCodeBadRequest, "missing node ID")
 	}
-	node, err := e.s.State().NodeByID(nil, args.NodeID)
+	node, err := e.d.State().NodeByID(nil, args.NodeID)
 	if err != nil {
 		return err
 	}
 	if node == nil {
 		return structs.ErrNodeNotFound
 	}
-	now := e.s.cfg.Clock.Now()
+	now := e.d.Clock.Now()
 	req := &structs.NodeUpdateDrainRequest{NodeID: node.ID, MarkEligible: args.MarkEligible, UpdatedAt: now.UnixNano()}
 	ev := &structs.NodeEvent{Subsystem: structs.NodeEventSubsystemDrain, Timestamp: now, Details: args.Meta}
 	switch {
@@ -36,7 +36,7 @@ func (e *nodeEndpoint) UpdateDrain(args *structs.NodeUpdateDrainRequest, reply *
 		req.DrainStrategy = structs.NewDrainStrategy(args.DrainStrategy.DrainSpec, now)
 	}
 	req.NodeEvent = ev
-	index, _, err := e.s.raftApply(structs.NodeUpdateDrainRequestType, req)
+	index, _, err := e.d.Apply(structs.NodeUpdateDrainRequestType, req)
 	if err != nil {
 		return err
 	}
@@ -49,7 +49,7 @@ func (e *nodeEndpoint) UpdateDrain(args *structs.NodeUpdateDrainRequest, reply *
 
 // UpdateEligibility marks a node eligible or ineligible for new
 // allocations. A draining node cannot be made eligible.
-func (e *nodeEndpoint) UpdateEligibility(args *structs.NodeUpdateEligibilityRequest, reply *structs.NodeDrainUpdateResponse) error {
+func (e *Node) UpdateEligibility(args *structs.NodeUpdateEligibilityRequest, reply *structs.NodeDrainUpdateResponse) error {
 	if args.NodeID == "" {
 		return structs.NewCodedError(structs.ErrCodeBadRequest, "missing node ID")
 	}
@@ -62,7 +62,7 @@ func (e *nodeEndpoint) UpdateEligibility(args *structs.NodeUpdateEligibilityRequ
 	default:
 		return structs.NewCodedError(structs.ErrCodeBadRequest, "invalid scheduling eligibility %q", args.Eligibility)
 	}
-	node, err := e.s.State().NodeByID(nil, args.NodeID)
+	node, err := e.d.State().NodeByID(nil, args.NodeID)
 	if err != nil {
 		return err
 	}
@@ -72,12 +72,12 @@ func (e *nodeEndpoint) UpdateEligibility(args *structs.NodeUpdateEligibilityRequ
 	if node.DrainStrategy != nil && args.Eligibility == structs.NodeSchedulingEligible {
 		return structs.NewCodedError(structs.ErrCodeBadRequest, "can not set node's scheduling eligibility to eligible while it is draining")
 	}
-	now := e.s.cfg.Clock.Now()
+	now := e.d.Clock.Now()
 	req := &structs.NodeUpdateEligibilityRequest{
 		NodeID: node.ID, Eligibility: args.Eligibility, UpdatedAt: now.UnixNano(),
 		NodeEvent: &structs.NodeEvent{Message: msg, Subsystem: structs.NodeEventSubsystemCluster, Timestamp: now},
 	}
-	index, _, err := e.s.raftApply(structs.NodeUpdateEligibilityRequestType, req)
+	index, _, err := e.d.Apply(structs.NodeUpdateEligibilityRequestType, req)
 	if err != nil {
 		return err
 	}
@@ -90,8 +90,8 @@ func (e *nodeEndpoint) UpdateEligibility(args *structs.NodeUpdateEligibilityRequ
 
 // evalsForEligible creates node-update evals for the jobs on a node that
 // became eligible (blocked evals are unblocked by the capacity event).
-func (e *nodeEndpoint) evalsForEligible(nodeID string, index uint64, reply *structs.NodeDrainUpdateResponse) error {
-	ids, evalIndex, err := e.s.createNodeEvals(nodeID, index)
+func (e *Node) evalsForEligible(nodeID string, index uint64, reply *structs.NodeDrainUpdateResponse) error {
+	ids, evalIndex, err := e.d.createNodeEvals(nodeID, index)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package server
+package endpoints
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/hashicorp/go-memdb"
 
+	"github.com/nomadish/nomadish/internal/shared"
 	"github.com/nomadish/nomadish/scheduler"
 	"github.com/nomadish/nomadish/server/state"
 	"github.com/nomadish/nomadish/structs"
@@ -17,8 +18,11 @@ import (
 // one: that is a placement failure, not bad input).
 var knownDrivers = map[string]bool{"raw_exec": true, "exec": true, "docker": true, "qemu": true, "mock_driver": true}
 
-// jobEndpoint serves the Job.* RPCs.
-type jobEndpoint struct{ s *Server }
+// Job serves the Job.* RPCs.
+type Job struct {
+	d     *Deps
+	lists shared.Cache // answers of Job.List shared by concurrent readers
+}
 
 // prepareJob copies, canonicalizes and validates a submitted job: 400 with
 // the validation message on bad input.
@@ -50,15 +54,15 @@ func prepareJob(in *structs.Job, namespace string) (*structs.Job, error) {
 
 // Register registers or updates a job and creates its evaluation, both in
 // one raft entry.
-func (e *jobEndpoint) Register(args *structs.JobRegisterRequest, reply *structs.JobRegisterResponse) error {
+func (e *Job) Register(args *structs.JobRegisterRequest, reply *structs.JobRegisterResponse) error {
 	job, err := prepareJob(args.Job, args.Namespace)
 	if err != nil {
 		return err
 	}
-	if err := e.s.checkJobLimits(job); err != nil {
+	if err := checkJobLimits(job, e.d.Limits.JobMaxCount); err != nil {
 		return err
 	}
-	existing, err := e.s.State().JobByID(nil, job.Namespace, job.ID)
+	existing, err := e.d.State().JobByID(nil, job.Namespace, job.ID)
 	if err != nil {
 		return err
 	}
@@ -69,19 +73,29 @@ func (e *jobEndpoint) Register(args *structs.JobRegisterRequest, reply *structs.
 		// As Nomad: the reconcilers of two types disagree on names and counts.
 		return structs.NewCodedError(structs.ErrCodeBadRequest, "cannot update job from type %q to %q", existing.Type, job.Type)
 	}
-	now := e.s.cfg.Clock.Now()
+	now := e.d.Clock.Now()
 	job.Status = structs.JobStatusPending
 	job.SubmitTime = now.UnixNano()
 	setJobVersion(existing, job)
 	eval := newJobEval(job, structs.EvalTriggerJobRegister, now)
 	req := &structs.JobRegisterRequest{Job: job, Eval: eval, WriteRequest: args.WriteRequest}
-	index, _, err := e.s.raftApply(structs.JobRegisterRequestType, req)
+	index, _, err := e.d.Apply(structs.JobRegisterRequestType, req)
 	if err != nil {
 		return err
 	}
 	reply.EvalID, reply.EvalCreateIndex, reply.JobModifyIndex = eval.ID, index, index
 	reply.Index = index
 	return nil
+}
+
+// JobDeregisterEntry is the raft entry of JobDeregisterRequestType: the
+// request (its WriteRequest.Namespace names the job's namespace) plus the
+// job to store stopped (nil on purge). The FSM decodes it into its own
+// type of the same shape (server.TestJobDeregisterEntryWire holds them
+// together).
+type JobDeregisterEntry struct {
+	structs.JobDeregisterRequest
+	Job *structs.Job
 }
 
 func newJobEval(job *structs.Job, trigger string, now time.Time) *structs.Evaluation {
@@ -105,23 +119,23 @@ func jobSpecChanged(old, cur *structs.Job) bool {
 
 // Deregister stops a job (or purges it) and creates a deregister eval, in
 // one raft entry. Unknown job: 404.
-func (e *jobEndpoint) Deregister(args *structs.JobDeregisterRequest, reply *structs.JobDeregisterResponse) error {
+func (e *Job) Deregister(args *structs.JobDeregisterRequest, reply *structs.JobDeregisterResponse) error {
 	ns := namespaceOf(args.Namespace)
-	existing, err := e.s.State().JobByID(nil, ns, args.JobID)
+	existing, err := e.d.State().JobByID(nil, ns, args.JobID)
 	if err != nil {
 		return err
 	}
 	if existing == nil {
 		return structs.ErrJobNotFound
 	}
-	eval := newJobEval(existing, structs.EvalTriggerJobDeregister, e.s.cfg.Clock.Now())
-	entry := &jobDeregisterEntry{JobDeregisterRequest: *args}
+	eval := newJobEval(existing, structs.EvalTriggerJobDeregister, e.d.Clock.Now())
+	entry := &JobDeregisterEntry{JobDeregisterRequest: *args}
 	entry.Namespace, entry.Eval = ns, eval
 	if !args.Purge {
 		entry.Job = existing.Copy()
 		stopJobVersion(entry.Job)
 	}
-	index, _, err := e.s.raftApply(structs.JobDeregisterRequestType, entry)
+	index, _, err := e.d.Apply(structs.JobDeregisterRequestType, entry)
 	if err != nil {
 		return err
 	}
@@ -131,9 +145,9 @@ func (e *jobEndpoint) Deregister(args *structs.JobDeregisterRequest, reply *stru
 }
 
 // GetJob reads one job (nil when absent); blocking.
-func (e *jobEndpoint) GetJob(args *structs.JobSpecificRequest, reply *structs.SingleJobResponse) error {
+func (e *Job) GetJob(args *structs.JobSpecificRequest, reply *structs.SingleJobResponse) error {
 	ns := namespaceOf(args.Namespace)
-	return e.s.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
+	return e.d.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
 		job, err := st.JobByID(ws, ns, args.JobID)
 		if err != nil {
 			return 0, err
@@ -147,14 +161,14 @@ func (e *jobEndpoint) GetJob(args *structs.JobSpecificRequest, reply *structs.Si
 }
 
 // List lists jobs of the namespace ("*": all) with their summaries; blocking.
-func (e *jobEndpoint) List(args *structs.JobListRequest, reply *structs.JobListResponse) error {
+func (e *Job) List(args *structs.JobListRequest, reply *structs.JobListResponse) error {
 	ns := namespaceOf(args.Namespace)
-	return e.s.blockingList(&args.QueryOptions, &reply.QueryMeta, []string{state.TableJobs, state.TableAllocs}, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
+	return e.d.blockingList(&args.QueryOptions, &reply.QueryMeta, []string{state.TableJobs, state.TableAllocs}, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
 		index, err := tableIndex(st, state.TableJobs, state.TableAllocs)
 		if err != nil {
 			return 0, err
 		}
-		v, err := e.s.lists.Get("Job.List\x00"+ns+"\x00"+args.Prefix, index, func() (any, error) {
+		v, err := e.lists.Get("Job.List\x00"+ns+"\x00"+args.Prefix, index, func() (any, error) {
 			return jobStubs(st, ns, args.Prefix)
 		})
 		if err != nil {
@@ -196,9 +210,9 @@ func JobSummary(job *structs.Job, allocs []*structs.Allocation) *structs.JobSumm
 }
 
 // Allocations lists a job's allocations; blocking.
-func (e *jobEndpoint) Allocations(args *structs.JobSpecificRequest, reply *structs.JobAllocationsResponse) error {
+func (e *Job) Allocations(args *structs.JobSpecificRequest, reply *structs.JobAllocationsResponse) error {
 	ns := namespaceOf(args.Namespace)
-	return e.s.blockingList(&args.QueryOptions, &reply.QueryMeta, []string{state.TableAllocs}, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
+	return e.d.blockingList(&args.QueryOptions, &reply.QueryMeta, []string{state.TableAllocs}, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
 		allocs, err := st.AllocsByJob(ws, ns, args.JobID)
 		if err != nil {
 			return 0, err
@@ -209,9 +223,9 @@ func (e *jobEndpoint) Allocations(args *structs.JobSpecificRequest, reply *struc
 }
 
 // Evaluations lists a job's evaluations; blocking.
-func (e *jobEndpoint) Evaluations(args *structs.JobSpecificRequest, reply *structs.JobEvaluationsResponse) error {
+func (e *Job) Evaluations(args *structs.JobSpecificRequest, reply *structs.JobEvaluationsResponse) error {
 	ns := namespaceOf(args.Namespace)
-	return e.s.blockingList(&args.QueryOptions, &reply.QueryMeta, []string{state.TableEvals}, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
+	return e.d.blockingList(&args.QueryOptions, &reply.QueryMeta, []string{state.TableEvals}, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
 		evals, err := st.EvalsByJob(ws, ns, args.JobID)
 		if err != nil {
 			return 0, err
@@ -226,15 +240,15 @@ func (e *jobEndpoint) Evaluations(args *structs.JobSpecificRequest, reply *struc
 
 // Plan dry-runs the scheduler for the job as it would be registered,
 // against a snapshot; nothing is written.
-func (e *jobEndpoint) Plan(args *structs.JobPlanRequest, reply *structs.JobPlanResponse) error {
+func (e *Job) Plan(args *structs.JobPlanRequest, reply *structs.JobPlanResponse) error {
 	job, err := prepareJob(args.Job, args.Namespace)
 	if err != nil {
 		return err
 	}
-	if err := e.s.checkJobLimits(job); err != nil {
+	if err := checkJobLimits(job, e.d.Limits.JobMaxCount); err != nil {
 		return err
 	}
-	snap := e.s.State().Snapshot()
+	snap := e.d.State().Snapshot()
 	existing, err := snap.JobByID(nil, job.Namespace, job.ID)
 	if err != nil {
 		return err
@@ -243,7 +257,7 @@ func (e *jobEndpoint) Plan(args *structs.JobPlanRequest, reply *structs.JobPlanR
 	if err != nil {
 		return err
 	}
-	now := e.s.cfg.Clock.Now()
+	now := e.d.Clock.Now()
 	job.Status = structs.JobStatusPending
 	if existing != nil {
 		job.CreateIndex, job.Version = existing.CreateIndex, existing.Version
@@ -255,13 +269,13 @@ func (e *jobEndpoint) Plan(args *structs.JobPlanRequest, reply *structs.JobPlanR
 	job.ModifyIndex, job.JobModifyIndex = index+1, index+1
 	eval := newJobEval(job, structs.EvalTriggerJobRegister, now)
 	eval.JobModifyIndex = job.JobModifyIndex
-	dryPlan, ann, failed, err := scheduler.DryRun(job.Type, scheduler.WithJob(snapshotView{snap}, job), eval, now)
+	dryPlan, ann, failed, err := scheduler.DryRun(job.Type, scheduler.WithJob(snap.ReadView(), job), eval, now)
 	if err != nil {
 		return structs.NewCodedError(structs.ErrCodeBadRequest, "planning job: %v", err)
 	}
 	reply.Annotations, reply.FailedTGAllocs = ann, failed
 	if args.WhyNotNode != "" {
-		if reply.NodeVerdicts, err = whyNotNode(snapshotView{snap}, dryPlan, job, args.WhyNotNode, args.WhyNotGroup, now); err != nil {
+		if reply.NodeVerdicts, err = whyNotNode(snap.ReadView(), dryPlan, job, args.WhyNotNode, args.WhyNotGroup, now); err != nil {
 			return err
 		}
 	}

@@ -1,4 +1,4 @@
-package server
+package endpoints
 
 import (
 	"github.com/hashicorp/go-memdb"
@@ -7,8 +7,11 @@ import (
 	"github.com/nomadish/nomadish/structs"
 )
 
-// nodeEndpoint serves the Node.* RPCs.
-type nodeEndpoint struct{ s *Server }
+// Node serves the Node.* RPCs.
+type Node struct {
+	d            *Deps
+	allocUpdates *allocBatcher // Node.UpdateAlloc's batches (alloc_batch.go)
+}
 
 // Register registers or re-registers a node as ready, starts its heartbeat
 // timer and, when the node becomes ready, creates node-update evals for the
@@ -17,7 +20,7 @@ type nodeEndpoint struct{ s *Server }
 // stored SecretID (ErrNodeSecretMismatch otherwise, also enforced by the
 // state store against races); a new one passes the client introduction
 // policy (node_auth.go) with args.AuthToken.
-func (e *nodeEndpoint) Register(args *structs.NodeRegisterRequest, reply *structs.NodeUpdateResponse) error {
+func (e *Node) Register(args *structs.NodeRegisterRequest, reply *structs.NodeUpdateResponse) error {
 	n := args.Node
 	switch {
 	case n == nil:
@@ -30,7 +33,7 @@ func (e *nodeEndpoint) Register(args *structs.NodeRegisterRequest, reply *struct
 	if err := n.ValidateBounds(); err != nil { // structs/node_bounds.go
 		return structs.NewCodedError(structs.ErrCodeBadRequest, "invalid node: %v", err)
 	}
-	st := e.s.State()
+	st := e.d.State()
 	existing, err := st.NodeByID(nil, n.ID)
 	if err != nil {
 		return err
@@ -39,41 +42,36 @@ func (e *nodeEndpoint) Register(args *structs.NodeRegisterRequest, reply *struct
 		if err := authenticateNode(existing, n.SecretID); err != nil {
 			return err
 		}
-	} else if err := e.s.introduceNode(n, args.AuthToken); err != nil {
+	} else if err := introduceNode(e.d.Limits.ClientIntroduction, e.d.Logger, n, args.AuthToken); err != nil {
 		return err
 	}
 	node := n.Copy()
 	node.ComputeClass()
 	node.Status = structs.NodeStatusReady
-	node.StatusUpdatedAt = e.s.cfg.Clock.Now().UnixNano()
-	index, _, err := e.s.raftApply(structs.NodeRegisterRequestType, &structs.NodeRegisterRequest{Node: node})
+	node.StatusUpdatedAt = e.d.Clock.Now().UnixNano()
+	index, _, err := e.d.Apply(structs.NodeRegisterRequestType, &structs.NodeRegisterRequest{Node: node})
 	if err != nil {
 		return err
 	}
 	if existing == nil || existing.Status != structs.NodeStatusReady {
-		ids, evalIndex, err := e.s.createNodeEvals(node.ID, index)
+		ids, evalIndex, err := e.d.createNodeEvals(node.ID, index)
 		if err != nil {
 			return err
 		}
 		reply.EvalIDs, reply.EvalCreateIndex = ids, evalIndex
 	}
-	return e.s.fillNodeReply(node.ID, index, reply)
+	return e.d.fillNodeReply(node.ID, index, reply)
 }
 
 // fillNodeReply resets the node's heartbeat timer and fills the reply.
-func (s *Server) fillNodeReply(nodeID string, index uint64, reply *structs.NodeUpdateResponse) error {
-	nodes, err := s.State().Nodes(nil)
+func (d *Deps) fillNodeReply(nodeID string, index uint64, reply *structs.NodeUpdateResponse) error {
+	nodes, err := d.State().Nodes(nil)
 	if err != nil {
 		return err
 	}
-	reply.HeartbeatTTL = s.heartbeats.reset(nodeID, len(nodes))
+	reply.HeartbeatTTL = d.Heartbeats.Reset(nodeID, len(nodes))
 	reply.NodeModifyIndex = index
-	reply.LeaderRPCAddr = s.advertise
-	var rc raftConfigurer
-	if s.raft != nil {
-		rc = s.raft
-	}
-	reply.Servers = rpcServers(rc, s.advertise, s.cfg.Datacenter)
+	reply.LeaderRPCAddr, reply.Servers = d.NodeServers()
 	reply.NumNodes = int32(len(nodes))
 	reply.Index = index
 	reply.KnownLeader = true
@@ -84,7 +82,7 @@ func (s *Server) fillNodeReply(nodeID string, index uint64, reply *structs.NodeU
 // node's TTL and returns it. It must carry the node's SecretID (AuthToken or
 // SecretID): ErrNodeSecretMismatch otherwise, and nothing changes. A change of status goes through raft; a node
 // coming back ready gets node-update evals.
-func (e *nodeEndpoint) UpdateStatus(args *structs.NodeUpdateStatusRequest, reply *structs.NodeUpdateResponse) error {
+func (e *Node) UpdateStatus(args *structs.NodeUpdateStatusRequest, reply *structs.NodeUpdateResponse) error {
 	if args.NodeID == "" {
 		return structs.NewCodedError(structs.ErrCodeBadRequest, "missing node ID")
 	}
@@ -93,7 +91,7 @@ func (e *nodeEndpoint) UpdateStatus(args *structs.NodeUpdateStatusRequest, reply
 	default:
 		return structs.NewCodedError(structs.ErrCodeBadRequest, "invalid node status %q", args.Status)
 	}
-	node, err := e.s.State().NodeByID(nil, args.NodeID)
+	node, err := e.d.State().NodeByID(nil, args.NodeID)
 	if err != nil {
 		return err
 	}
@@ -102,12 +100,12 @@ func (e *nodeEndpoint) UpdateStatus(args *structs.NodeUpdateStatusRequest, reply
 	}
 	index := node.ModifyIndex
 	if args.Status != "" && args.Status != node.Status {
-		req := &structs.NodeUpdateStatusRequest{NodeID: node.ID, Status: args.Status, UpdatedAt: e.s.cfg.Clock.Now().UnixNano()}
-		if index, _, err = e.s.raftApply(structs.NodeUpdateStatusRequestType, req); err != nil {
+		req := &structs.NodeUpdateStatusRequest{NodeID: node.ID, Status: args.Status, UpdatedAt: e.d.Clock.Now().UnixNano()}
+		if index, _, err = e.d.Apply(structs.NodeUpdateStatusRequestType, req); err != nil {
 			return err
 		}
 		if args.Status == structs.NodeStatusReady || args.Status == structs.NodeStatusDown {
-			ids, evalIndex, err := e.s.createNodeEvals(node.ID, index)
+			ids, evalIndex, err := e.d.createNodeEvals(node.ID, index)
 			if err != nil {
 				return err
 			}
@@ -115,62 +113,11 @@ func (e *nodeEndpoint) UpdateStatus(args *structs.NodeUpdateStatusRequest, reply
 		}
 	}
 	if args.Status == structs.NodeStatusDown {
-		e.s.heartbeats.remove(node.ID)
+		e.d.Heartbeats.Remove(node.ID)
 		reply.NodeModifyIndex, reply.Index = index, index
 		return nil
 	}
-	return e.s.fillNodeReply(node.ID, index, reply)
-}
-
-// createNodeEvals creates a node-update eval for each job with allocations
-// on the node and each system or sysbatch job that targets it, in one raft
-// entry; it returns their IDs and the entry's index.
-func (s *Server) createNodeEvals(nodeID string, nodeIndex uint64) ([]string, uint64, error) {
-	snap := s.State().Snapshot()
-	allocs, err := snap.AllocsByNode(nil, nodeID)
-	if err != nil {
-		return nil, 0, err
-	}
-	now := s.cfg.Clock.Now()
-	seen := map[structs.NamespacedID]bool{}
-	var evals []*structs.Evaluation
-	var ids []string
-	for _, a := range allocs {
-		key := structs.NamespacedID{Namespace: a.Namespace, ID: a.JobID}
-		if seen[key] {
-			continue
-		}
-		seen[key] = true
-		job, err := snap.JobByID(nil, a.Namespace, a.JobID)
-		if err != nil {
-			return nil, 0, err
-		}
-		if job == nil {
-			continue
-		}
-		ev := newJobEval(job, structs.EvalTriggerNodeUpdate, now)
-		ev.NodeID, ev.NodeModifyIndex, ev.JobModifyIndex = nodeID, nodeIndex, job.JobModifyIndex
-		evals = append(evals, ev)
-		ids = append(ids, ev.ID)
-	}
-	sysJobs, err := systemJobsForNode(snap, nodeID, seen)
-	if err != nil {
-		return nil, 0, err
-	}
-	for _, job := range sysJobs {
-		ev := newJobEval(job, structs.EvalTriggerNodeUpdate, now)
-		ev.NodeID, ev.NodeModifyIndex, ev.JobModifyIndex = nodeID, nodeIndex, job.JobModifyIndex
-		evals = append(evals, ev)
-		ids = append(ids, ev.ID)
-	}
-	if len(evals) == 0 {
-		return nil, 0, nil
-	}
-	index, _, err := s.raftApply(structs.EvalUpdateRequestType, &structs.EvalUpdateRequest{Evals: evals})
-	if err != nil {
-		return nil, 0, err
-	}
-	return ids, index, nil
+	return e.d.fillNodeReply(node.ID, index, reply)
 }
 
 // GetClientAllocs returns the node's allocation IDs with their
@@ -178,8 +125,8 @@ func (s *Server) createNodeEvals(nodeID string, nodeIndex uint64) ([]string, uin
 // (the allocs table index when the node has none), so client status
 // reports do not wake the client's own watch. The node's SecretID must
 // come with it (AuthToken or SecretID): ErrNodeSecretMismatch otherwise.
-func (e *nodeEndpoint) GetClientAllocs(args *structs.NodeSpecificRequest, reply *structs.NodeClientAllocsResponse) error {
-	return e.s.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
+func (e *Node) GetClientAllocs(args *structs.NodeSpecificRequest, reply *structs.NodeClientAllocsResponse) error {
+	return e.d.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
 		node, err := st.NodeByID(ws, args.NodeID)
 		if err != nil {
 			return 0, err
@@ -210,18 +157,18 @@ func (e *nodeEndpoint) GetClientAllocs(args *structs.NodeSpecificRequest, reply 
 // reported allocations are placed on: a missing or wrong secret, or any
 // allocation of another node, refuses the whole request (403) and changes
 // nothing; reports for allocations the state no longer holds are dropped.
-func (e *nodeEndpoint) UpdateAlloc(args *structs.AllocUpdateRequest, reply *structs.GenericResponse) error {
+func (e *Node) UpdateAlloc(args *structs.AllocUpdateRequest, reply *structs.GenericResponse) error {
 	if len(args.Alloc) == 0 {
 		return structs.NewCodedError(structs.ErrCodeBadRequest, "no allocations to update")
 	}
-	allocs, err := authorizeAllocUpdates(e.s.State(), args.Alloc, args.AuthToken)
+	allocs, err := authorizeAllocUpdates(e.d.State(), args.Alloc, args.AuthToken)
 	if err != nil {
 		return err
 	}
 	if len(allocs) == 0 {
 		return nil
 	}
-	f := e.s.allocUpdates.add(allocs)
+	f := e.allocUpdates.add(allocs)
 	<-f.done
 	if f.err != nil {
 		return f.err
@@ -233,8 +180,8 @@ func (e *nodeEndpoint) UpdateAlloc(args *structs.AllocUpdateRequest, reply *stru
 // GetNode reads one node (nil when absent); blocking. The reply carries
 // the node's SecretID only when the request carries it (AuthToken or
 // SecretID): the node itself; anyone else gets it blank.
-func (e *nodeEndpoint) GetNode(args *structs.NodeSpecificRequest, reply *structs.SingleNodeResponse) error {
-	return e.s.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
+func (e *Node) GetNode(args *structs.NodeSpecificRequest, reply *structs.SingleNodeResponse) error {
+	return e.d.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
 		node, err := st.NodeByID(ws, args.NodeID)
 		if err != nil {
 			return 0, err
@@ -251,8 +198,8 @@ func (e *nodeEndpoint) GetNode(args *structs.NodeSpecificRequest, reply *structs
 }
 
 // List lists nodes (ID prefix filter); blocking.
-func (e *nodeEndpoint) List(args *structs.NodeListRequest, reply *structs.NodeListResponse) error {
-	return e.s.blockingList(&args.QueryOptions, &reply.QueryMeta, []string{state.TableNodes}, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
+func (e *Node) List(args *structs.NodeListRequest, reply *structs.NodeListResponse) error {
+	return e.d.blockingList(&args.QueryOptions, &reply.QueryMeta, []string{state.TableNodes}, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
 		nodes, err := st.Nodes(ws)
 		if err != nil {
 			return 0, err

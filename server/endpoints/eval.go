@@ -1,4 +1,4 @@
-package server
+package endpoints
 
 import (
 	"strings"
@@ -9,12 +9,12 @@ import (
 	"github.com/nomadish/nomadish/structs"
 )
 
-// evalEndpoint serves the Eval.* RPCs.
-type evalEndpoint struct{ s *Server }
+// Eval serves the Eval.* RPCs.
+type Eval struct{ d *Deps }
 
 // List lists evaluations (namespace and ID prefix filters); blocking.
-func (e *evalEndpoint) List(args *structs.EvalListRequest, reply *structs.EvalListResponse) error {
-	return e.s.blockingList(&args.QueryOptions, &reply.QueryMeta, []string{state.TableEvals}, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
+func (e *Eval) List(args *structs.EvalListRequest, reply *structs.EvalListResponse) error {
+	return e.d.blockingList(&args.QueryOptions, &reply.QueryMeta, []string{state.TableEvals}, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
 		evals, err := st.Evals(ws)
 		if err != nil {
 			return 0, err
@@ -30,8 +30,8 @@ func (e *evalEndpoint) List(args *structs.EvalListRequest, reply *structs.EvalLi
 }
 
 // GetEval reads one evaluation (nil when absent); blocking.
-func (e *evalEndpoint) GetEval(args *structs.EvalSpecificRequest, reply *structs.SingleEvalResponse) error {
-	return e.s.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
+func (e *Eval) GetEval(args *structs.EvalSpecificRequest, reply *structs.SingleEvalResponse) error {
+	return e.d.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
 		ev, err := st.EvalByID(ws, args.EvalID)
 		if err != nil {
 			return 0, err
@@ -45,8 +45,8 @@ func (e *evalEndpoint) GetEval(args *structs.EvalSpecificRequest, reply *structs
 }
 
 // Allocations lists the allocations an evaluation placed; blocking.
-func (e *evalEndpoint) Allocations(args *structs.EvalSpecificRequest, reply *structs.EvalAllocationsResponse) error {
-	return e.s.blockingList(&args.QueryOptions, &reply.QueryMeta, []string{state.TableAllocs}, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
+func (e *Eval) Allocations(args *structs.EvalSpecificRequest, reply *structs.EvalAllocationsResponse) error {
+	return e.d.blockingList(&args.QueryOptions, &reply.QueryMeta, []string{state.TableAllocs}, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
 		allocs, err := st.AllocsByEval(ws, args.EvalID)
 		if err != nil {
 			return 0, err

@@ -1,4 +1,4 @@
-package server
+package endpoints
 
 import (
 	"strconv"
@@ -63,9 +63,9 @@ func stopJobVersion(job *structs.Job) {
 // GetJobVersions lists a job's kept versions, newest first, with the diffs
 // between consecutive versions when asked; blocking. An unknown job has no
 // versions (the HTTP layer answers 404).
-func (e *jobEndpoint) GetJobVersions(args *structs.JobVersionsRequest, reply *structs.JobVersionsResponse) error {
+func (e *Job) GetJobVersions(args *structs.JobVersionsRequest, reply *structs.JobVersionsResponse) error {
 	ns := namespaceOf(args.Namespace)
-	return e.s.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
+	return e.d.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
 		versions, err := st.JobVersionsByID(ws, ns, args.JobID)
 		if err != nil {
 			return 0, err
@@ -90,9 +90,9 @@ func (e *jobEndpoint) GetJobVersions(args *structs.JobVersionsRequest, reply *st
 // Revert registers a kept version's spec again as a new version of the job
 // (with its eval). The version must exist and not be the current one; with
 // EnforcePriorVersion the current version must be that one (409).
-func (e *jobEndpoint) Revert(args *structs.JobRevertRequest, reply *structs.JobRegisterResponse) error {
+func (e *Job) Revert(args *structs.JobRevertRequest, reply *structs.JobRegisterResponse) error {
 	ns := namespaceOf(args.Namespace)
-	snap := e.s.State().Snapshot()
+	snap := e.d.State().Snapshot()
 	cur, err := snap.JobByID(nil, ns, args.JobID)
 	if err != nil {
 		return err
@@ -126,7 +126,7 @@ func (e *jobEndpoint) Revert(args *structs.JobRevertRequest, reply *structs.JobR
 // count can't be negative (400). A nil Count changes nothing (Nomad records
 // a scaling event then; nomadish keeps none). JobModifyIndex, when set,
 // must match (409).
-func (e *jobEndpoint) Scale(args *structs.JobScaleRequest, reply *structs.JobRegisterResponse) error {
+func (e *Job) Scale(args *structs.JobScaleRequest, reply *structs.JobRegisterResponse) error {
 	ns := namespaceOf(args.Namespace)
 	group := args.Target["Group"]
 	if group == "" {
@@ -135,7 +135,7 @@ func (e *jobEndpoint) Scale(args *structs.JobScaleRequest, reply *structs.JobReg
 	if args.Count != nil && *args.Count < 0 {
 		return structs.NewCodedError(structs.ErrCodeBadRequest, "scaling action count can't be negative")
 	}
-	cur, err := e.s.State().JobByID(nil, ns, args.JobID)
+	cur, err := e.d.State().JobByID(nil, ns, args.JobID)
 	if err != nil {
 		return err
 	}
@@ -168,9 +168,9 @@ func (e *jobEndpoint) Scale(args *structs.JobScaleRequest, reply *structs.JobReg
 
 // ScaleStatus reports each group's desired count and its allocations;
 // blocking. Healthy and Unhealthy stay 0 until deployments report health.
-func (e *jobEndpoint) ScaleStatus(args *structs.JobSpecificRequest, reply *structs.JobScaleStatusResponse) error {
+func (e *Job) ScaleStatus(args *structs.JobSpecificRequest, reply *structs.JobScaleStatusResponse) error {
 	ns := namespaceOf(args.Namespace)
-	return e.s.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
+	return e.d.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
 		job, err := st.JobByID(ws, ns, args.JobID)
 		if err != nil {
 			return 0, err
@@ -205,9 +205,9 @@ func (e *jobEndpoint) ScaleStatus(args *structs.JobSpecificRequest, reply *struc
 
 // Stable marks one version of a job stable or not (the deployment watcher
 // and PUT /v1/job/:id/stable). An unknown version is a 404.
-func (e *jobEndpoint) Stable(args *structs.JobStabilityRequest, reply *structs.JobStabilityResponse) error {
+func (e *Job) Stable(args *structs.JobStabilityRequest, reply *structs.JobStabilityResponse) error {
 	ns := namespaceOf(args.Namespace)
-	v, err := e.s.State().JobByIDAndVersion(nil, ns, args.JobID, args.JobVersion)
+	v, err := e.d.State().JobByIDAndVersion(nil, ns, args.JobID, args.JobVersion)
 	if err != nil {
 		return err
 	}
@@ -216,7 +216,7 @@ func (e *jobEndpoint) Stable(args *structs.JobStabilityRequest, reply *structs.J
 	}
 	req := *args
 	req.Namespace = ns
-	index, _, err := e.s.raftApply(structs.JobStabilityRequestType, &req)
+	index, _, err := e.d.Apply(structs.JobStabilityRequestType, &req)
 	if err != nil {
 		return err
 	}
@@ -316,15 +316,4 @@ func isMetaField(name string) bool { return len(name) > 5 && name[:5] == "Meta["
 func atoi(s string) int {
 	n, _ := strconv.Atoi(s)
 	return n
-}
-
-// applyJobStability is the FSM side of JobStabilityRequestType.
-func (f *fsm) applyJobStability(buf []byte, index uint64) any {
-	var req structs.JobStabilityRequest
-	decode(buf, &req, index)
-	if err := f.State().UpdateJobStability(index, req.Namespace, req.JobID, req.JobVersion, req.Stable); err != nil {
-		f.logger.Error("applying job stability", "job", req.JobID, "version", req.JobVersion, "error", err)
-		return err
-	}
-	return nil
 }

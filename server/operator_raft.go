@@ -9,35 +9,38 @@ import (
 
 	"github.com/hashicorp/raft"
 
+	"github.com/nomadish/nomadish/server/endpoints"
 	"github.com/nomadish/nomadish/structs"
 )
+
+// The server is the operator and status endpoints' view of the cluster
+// (endpoints.Cluster): raft's configuration, serf's members
+// (membership.go) and snapshots (snapshot_archive*.go).
+var _ endpoints.Cluster = (*Server)(nil)
 
 // snapshotTimeout bounds a snapshot save's barrier and a restore.
 const snapshotTimeout = 2 * time.Minute
 
-// RaftGetConfiguration lists the servers of the latest raft configuration
-// (committed or not), marking the leader. Served by the leader unless the
-// query allows stale (forward.go).
-func (o *operatorEndpoint) RaftGetConfiguration(args *structs.GenericRequest, reply *structs.RaftConfigurationResponse) error {
-	s := o.s
+// RaftServers lists the servers of the latest raft configuration
+// (committed or not), named and with the leader marked, and its index.
+func (s *Server) RaftServers() ([]*structs.RaftServer, uint64, error) {
 	f := s.raft.GetConfiguration()
 	if err := f.Error(); err != nil {
-		return fmt.Errorf("reading the raft configuration: %w", err)
+		return nil, 0, err
 	}
 	_, leaderID := s.raft.LeaderWithID()
 	names := map[string]string{}
 	for _, m := range s.serverMembers() {
 		names[m.ID] = m.Name
 	}
-	reply.Index = f.Index()
-	reply.Servers = make([]*structs.RaftServer, 0, len(f.Configuration().Servers))
+	out := make([]*structs.RaftServer, 0, len(f.Configuration().Servers))
 	for _, srv := range f.Configuration().Servers {
-		reply.Servers = append(reply.Servers, &structs.RaftServer{
+		out = append(out, &structs.RaftServer{
 			ID: string(srv.ID), Node: s.raftNodeName(srv, names), Address: string(srv.Address),
 			Leader: srv.ID == leaderID && leaderID != "", Voter: srv.Suffrage == raft.Voter, RaftProtocol: "3",
 		})
 	}
-	return nil
+	return out, f.Index(), nil
 }
 
 // raftNodeName names a raft server: by its serf member name (names: raft
@@ -56,79 +59,59 @@ func (s *Server) raftNodeName(srv raft.Server, names map[string]string) string {
 	return string(srv.Address)
 }
 
-// RaftRemovePeerByID removes the raft server with ID args.ID from the
-// configuration (on the leader). An unknown ID is a 404 coded error.
-func (o *operatorEndpoint) RaftRemovePeerByID(args *structs.RaftPeerRequest, reply *structs.GenericResponse) error {
-	return o.removePeer(args, reply, func(srv raft.Server) bool { return args.ID != "" && string(srv.ID) == args.ID },
-		"id", args.ID)
-}
-
-// RaftRemovePeerByAddress removes the raft server at args.Address (its raft
-// host:port). An unknown address is a 404 coded error.
-func (o *operatorEndpoint) RaftRemovePeerByAddress(args *structs.RaftPeerRequest, reply *structs.GenericResponse) error {
-	return o.removePeer(args, reply, func(srv raft.Server) bool { return args.Address != "" && string(srv.Address) == args.Address },
-		"address", args.Address)
-}
-
-func (o *operatorEndpoint) removePeer(args *structs.RaftPeerRequest, reply *structs.GenericResponse, match func(raft.Server) bool, key, val string) error {
-	s := o.s
-	if val == "" {
-		return structs.NewCodedError(structs.ErrCodeBadRequest, "a peer %s is required", key)
-	}
+// RemoveRaftPeer removes the first raft server match accepts from the
+// configuration, on the leader (ErrNoLeader without one).
+func (s *Server) RemoveRaftPeer(match func(*structs.RaftServer) bool) (uint64, bool, error) {
 	if !s.waitForRaftLeader() {
-		return structs.ErrNoLeader
+		return 0, false, structs.ErrNoLeader
 	}
 	f := s.raft.GetConfiguration()
 	if err := f.Error(); err != nil {
-		return fmt.Errorf("reading the raft configuration: %w", err)
+		return 0, false, fmt.Errorf("reading the raft configuration: %w", err)
 	}
 	for _, srv := range f.Configuration().Servers {
-		if !match(srv) {
+		if !match(&structs.RaftServer{ID: string(srv.ID), Address: string(srv.Address)}) {
 			continue
 		}
 		rf := s.raft.RemoveServer(srv.ID, f.Index(), 0)
 		if err := rf.Error(); err != nil {
 			if errors.Is(err, raft.ErrNotLeader) || errors.Is(err, raft.ErrLeadershipLost) {
-				return structs.ErrNoLeader
+				return 0, false, structs.ErrNoLeader
 			}
-			return fmt.Errorf("removing raft peer %s: %w", srv.ID, err)
+			return 0, false, fmt.Errorf("removing raft peer %s: %w", srv.ID, err)
 		}
 		s.logger.Info("removed raft peer", "id", srv.ID, "address", srv.Address)
-		reply.Index = rf.Index()
-		return nil
+		return rf.Index(), true, nil
 	}
-	return structs.NewCodedError(structs.ErrCodeNotFound, "no raft peer with %s %q", key, val)
+	return 0, false, nil
 }
 
-// SnapshotSave takes a raft snapshot on the serving server (the leader
-// unless the query allows stale) after a barrier, so it holds every entry
-// committed before the call, and returns it as an archive
-// (snapshot_archive.go).
-func (o *operatorEndpoint) SnapshotSave(args *structs.GenericRequest, reply *structs.SnapshotSaveResponse) error {
-	s := o.s
+// SaveSnapshot takes a raft snapshot after a barrier (on the leader), so
+// it holds every entry committed before the call, and returns it as an
+// archive (snapshot_archive.go) with its index.
+func (s *Server) SaveSnapshot() ([]byte, uint64, error) {
 	if s.raft.State() == raft.Leader {
 		if err := s.raft.Barrier(snapshotTimeout).Error(); err != nil {
-			return fmt.Errorf("snapshot barrier: %w", err)
+			return nil, 0, fmt.Errorf("snapshot barrier: %w", err)
 		}
 	}
 	f := s.raft.Snapshot()
 	if err := f.Error(); err != nil {
-		return fmt.Errorf("taking a raft snapshot: %w", err)
+		return nil, 0, fmt.Errorf("taking a raft snapshot: %w", err)
 	}
 	meta, rc, err := f.Open()
 	if err != nil {
-		return fmt.Errorf("opening the raft snapshot: %w", err)
+		return nil, 0, fmt.Errorf("opening the raft snapshot: %w", err)
 	}
 	defer rc.Close()
 	var buf bytes.Buffer
 	if err := writeSnapshotArchive(&buf, meta, rc); err != nil {
-		return err
+		return nil, 0, err
 	}
-	reply.Archive, reply.Index = buf.Bytes(), meta.Index
-	return nil
+	return buf.Bytes(), meta.Index, nil
 }
 
-// SnapshotRestore replaces the cluster's state with an archive's through
+// RestoreSnapshot replaces the cluster's state with an archive's through
 // raft's user restore on the leader: the leader's FSM restores it and the
 // followers receive it as an installed snapshot. The archive is checked
 // first (snapshot_archive_read.go: streamed to a temporary file under the
@@ -136,36 +119,35 @@ func (o *operatorEndpoint) SnapshotSave(args *structs.GenericRequest, reply *str
 // once into a scratch store; a bad archive is a 400 coded error and
 // changes nothing. One restore runs at a time on a server: another one
 // meanwhile fails at once with ErrSnapshotRestoreInProgress (429).
-func (o *operatorEndpoint) SnapshotRestore(args *structs.SnapshotRestoreRequest, reply *structs.SnapshotRestoreResponse) error {
-	s := o.s
+func (s *Server) RestoreSnapshot(archive []byte) (uint64, error) {
 	if !s.restoring.CompareAndSwap(false, true) {
-		return structs.ErrSnapshotRestoreInProgress
+		return 0, structs.ErrSnapshotRestoreInProgress
 	}
 	defer s.restoring.Store(false)
-	arc, err := s.checkedSnapshot(args.Archive)
+	arc, err := s.checkedSnapshot(archive)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer arc.Close()
 	meta := arc.Meta
 	if !s.waitForRaftLeader() {
-		return structs.ErrNoLeader
+		return 0, structs.ErrNoLeader
 	}
 	if err := s.raft.Restore(meta, arc.State, snapshotTimeout); err != nil {
 		if errors.Is(err, raft.ErrNotLeader) || errors.Is(err, raft.ErrLeadershipLost) {
-			return structs.ErrNoLeader
+			return 0, structs.ErrNoLeader
 		}
-		return fmt.Errorf("restoring the snapshot: %w", err)
+		return 0, fmt.Errorf("restoring the snapshot: %w", err)
 	}
 	// Wait for the restore's entries to be applied, so a read that follows
 	// sees the snapshot's state.
 	if err := s.raft.Barrier(snapshotTimeout).Error(); err != nil {
-		return fmt.Errorf("barrier after restore: %w", err)
+		return 0, fmt.Errorf("barrier after restore: %w", err)
 	}
-	reply.Index = s.raft.LastIndex()
-	s.logger.Info("restored a snapshot", "snapshot_index", meta.Index, "index", reply.Index)
+	index := s.raft.LastIndex()
+	s.logger.Info("restored a snapshot", "snapshot_index", meta.Index, "index", index)
 	s.reassertLeadership()
-	return nil
+	return index, nil
 }
 
 // reassertLeadership restarts the leader duties (as Nomad does after a

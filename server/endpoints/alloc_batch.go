@@ -1,9 +1,10 @@
-package server
+package endpoints
 
 import (
 	"sync"
 	"time"
 
+	"github.com/nomadish/nomadish/server/state"
 	"github.com/nomadish/nomadish/structs"
 )
 
@@ -11,7 +12,10 @@ import (
 // window and commits them in one raft entry, with evals to replace the
 // allocations that failed.
 type allocBatcher struct {
-	s      *Server
+	d *Deps
+	// window is on wall time (time.AfterFunc), not d.Clock: it bounds how
+	// long a Node.UpdateAlloc reply waits, like an RPC hold timeout, and
+	// stamps nothing (the entry's UpdatedAt comes from d.Clock).
 	window time.Duration
 
 	mu      sync.Mutex
@@ -27,15 +31,16 @@ type batchFuture struct {
 	err   error
 }
 
-func newAllocBatcher(s *Server, window time.Duration) *allocBatcher {
-	return &allocBatcher{s: s, window: window}
+func newAllocBatcher(d *Deps, window time.Duration) *allocBatcher {
+	return &allocBatcher{d: d, window: window}
 }
 
 // add queues allocs in the open batch (opening one if needed) and returns
 // the batch's future. A nil entry fails the call alone (a done future with
 // a 400 coded error naming it) and queues nothing: a nil in a committed
-// raft entry would fail every server that applies it. (localRPC already
-// refuses such requests; this keeps the batcher safe for any caller.)
+// raft entry would fail every server that applies it. (The server's RPC
+// dispatch already refuses such requests; this keeps the batcher safe for
+// any caller.)
 func (b *allocBatcher) add(allocs []*structs.Allocation) *batchFuture {
 	for i, a := range allocs {
 		if a == nil {
@@ -67,12 +72,12 @@ func (b *allocBatcher) flush() {
 		return
 	}
 	defer close(fut.done)
-	defer b.s.recoverRPC(structs.NodeUpdateAllocRPC+" (batch commit)", &fut.err)
-	now := b.s.cfg.Clock.Now()
-	evals, err := b.s.failedAllocEvals(allocs, now)
+	defer b.d.Recover(structs.NodeUpdateAllocRPC+" (batch commit)", &fut.err)
+	now := b.d.Clock.Now()
+	evals, err := failedAllocEvals(b.d.State().Snapshot(), allocs, now)
 	if err == nil {
 		req := &structs.AllocUpdateRequest{Alloc: allocs, Evals: evals, UpdatedAt: now.UnixNano()}
-		fut.index, _, err = b.s.raftApply(structs.AllocClientUpdateRequestType, req)
+		fut.index, _, err = b.d.Apply(structs.AllocClientUpdateRequestType, req)
 	}
 	fut.err = err
 }
@@ -95,8 +100,7 @@ func (b *allocBatcher) stop() {
 // failedAllocEvals returns one alloc-failure eval per job whose allocation
 // the client now reports failed (and the server did not know as failed),
 // unless the job is stopped or gone.
-func (s *Server) failedAllocEvals(updates []*structs.Allocation, now time.Time) ([]*structs.Evaluation, error) {
-	snap := s.State().Snapshot()
+func failedAllocEvals(snap *state.StateSnapshot, updates []*structs.Allocation, now time.Time) ([]*structs.Evaluation, error) {
 	seen := map[structs.NamespacedID]bool{}
 	var evals []*structs.Evaluation
 	for _, u := range updates {

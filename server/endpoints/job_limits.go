@@ -1,4 +1,4 @@
-package server
+package endpoints
 
 import "github.com/nomadish/nomadish/structs"
 
@@ -6,8 +6,8 @@ import "github.com/nomadish/nomadish/structs"
 // prepared job whose groups' counts sum to more than the server allows.
 // Job.Register (and so Job.Scale and Job.Revert) and Job.Plan call it after
 // prepareJob, before anything is written or planned.
-func (s *Server) checkJobLimits(job *structs.Job) error {
-	if err := job.ValidateCount(s.cfg.JobMaxCount); err != nil {
+func checkJobLimits(job *structs.Job, maxCount int) error {
+	if err := job.ValidateCount(maxCount); err != nil {
 		return structs.NewCodedError(structs.ErrCodeBadRequest, "invalid job: %v", err)
 	}
 	return nil

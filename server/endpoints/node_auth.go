@@ -1,9 +1,10 @@
-package server
+package endpoints
 
 import (
 	"crypto/subtle"
 	"fmt"
 
+	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-memdb"
 
 	"github.com/nomadish/nomadish/structs"
@@ -36,17 +37,18 @@ type ClientIntroductionConfig struct {
 }
 
 // Validate checks the mode and the tokens' length (strict with no token is
-// allowed: it admits no new node at all). Errors wrap ErrConfig.
+// allowed: it admits no new node at all). Errors name the key; the
+// server's Config.Validate wraps them with its ErrConfig.
 func (c ClientIntroductionConfig) Validate() error {
 	switch c.Enforcement {
 	case "", IntroEnforcementNone, IntroEnforcementWarn:
 	case IntroEnforcementStrict:
 	default:
-		return fmt.Errorf("%w: client_introduction.enforcement must be none, warn or strict (got %q)", ErrConfig, c.Enforcement)
+		return fmt.Errorf("client_introduction.enforcement must be none, warn or strict (got %q)", c.Enforcement)
 	}
 	for i, t := range c.Tokens {
 		if len(t) < 16 {
-			return fmt.Errorf("%w: client_introduction.tokens[%d] is shorter than 16 characters", ErrConfig, i)
+			return fmt.Errorf("client_introduction.tokens[%d] is shorter than 16 characters", i)
 		}
 	}
 	return nil
@@ -65,16 +67,15 @@ func (c ClientIntroductionConfig) validToken(token string) bool {
 // introduceNode applies the introduction policy to the registration of
 // the new node n carrying token: nil to go on, ErrNodeNotIntroduced to
 // refuse (strict mode). Called by Node.Register on the leader only.
-func (s *Server) introduceNode(n *structs.Node, token string) error {
-	ci := s.cfg.ClientIntroduction
+func introduceNode(ci ClientIntroductionConfig, logger hclog.Logger, n *structs.Node, token string) error {
 	if ci.Enforcement == IntroEnforcementNone || ci.validToken(token) {
 		return nil
 	}
 	if ci.Enforcement == IntroEnforcementStrict {
-		s.logger.Warn("refused a new node without a valid client introduction token", "node_id", n.ID, "node_name", n.Name)
+		logger.Warn("refused a new node without a valid client introduction token", "node_id", n.ID, "node_name", n.Name)
 		return structs.ErrNodeNotIntroduced
 	}
-	s.logger.Warn("new node registered without a valid client introduction token (client_introduction.enforcement = \"warn\")", "node_id", n.ID, "node_name", n.Name)
+	logger.Warn("new node registered without a valid client introduction token (client_introduction.enforcement = \"warn\")", "node_id", n.ID, "node_name", n.Name)
 	return nil
 }
 

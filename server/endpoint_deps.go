@@ -1,0 +1,43 @@
+package server
+
+import (
+	"github.com/nomadish/nomadish/server/endpoints"
+	"github.com/nomadish/nomadish/structs"
+)
+
+// endpointDeps is what the RPC endpoints get of the server: its state,
+// raft apply, leadership, heartbeat timers, cluster view (operator_raft.go,
+// membership.go), clock, logger and limits. The function fields read the
+// server's fields at each call: raft and the advertised address are set
+// after the endpoints are built.
+func (s *Server) endpointDeps() endpoints.Deps {
+	return endpoints.Deps{
+		State:         s.State,
+		Apply:         s.raftApply,
+		WaitForLeader: s.waitForLeaderDuties,
+		Leader:        s.Leader,
+		LastContact:   s.lastContact,
+		NodeServers:   s.nodeServers,
+		Recover:       s.recoverRPC,
+		Shutdown:      s.shutdownCh,
+		Heartbeats:    s.heartbeats,
+		Cluster:       s,
+		Clock:         s.cfg.Clock,
+		Logger:        s.logger,
+		Limits: endpoints.Limits{
+			JobMaxCount:        s.cfg.JobMaxCount,
+			ClientIntroduction: s.cfg.ClientIntroduction,
+			AllocUpdateBatch:   s.cfg.AllocUpdateBatch,
+		},
+	}
+}
+
+// nodeServers is the leader address and server list handed to clients in
+// Node.Register and heartbeat replies (heartbeat_servers.go).
+func (s *Server) nodeServers() (string, []*structs.NodeServerInfo) {
+	var rc raftConfigurer
+	if s.raft != nil {
+		rc = s.raft
+	}
+	return s.advertise, rpcServers(rc, s.advertise, s.cfg.Datacenter)
+}

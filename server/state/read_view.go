@@ -1,0 +1,45 @@
+package state
+
+import "github.com/nomadish/nomadish/structs"
+
+// ReadView reads a snapshot without watch sets: the read-only State the
+// scheduler (scheduler.State) and the plan applier (planapply.Snapshot)
+// take. The job endpoint's dry runs and the leader's workers share it.
+type ReadView struct{ snap *StateSnapshot }
+
+// ReadView returns a view of the snapshot.
+func (s *StateSnapshot) ReadView() ReadView { return ReadView{snap: s} }
+
+// Nodes lists every node.
+func (v ReadView) Nodes() ([]*structs.Node, error) { return v.snap.Nodes(nil) }
+
+// NodeByID reads one node (nil when absent).
+func (v ReadView) NodeByID(id string) (*structs.Node, error) { return v.snap.NodeByID(nil, id) }
+
+// JobByID reads one job (nil when absent).
+func (v ReadView) JobByID(ns, id string) (*structs.Job, error) {
+	return v.snap.JobByID(nil, ns, id)
+}
+
+// AllocsByJob lists a job's allocations.
+func (v ReadView) AllocsByJob(ns, jobID string) ([]*structs.Allocation, error) {
+	return v.snap.AllocsByJob(nil, ns, jobID)
+}
+
+// AllocsByNode lists a node's allocations.
+func (v ReadView) AllocsByNode(nodeID string) ([]*structs.Allocation, error) {
+	return v.snap.AllocsByNode(nil, nodeID)
+}
+
+// LatestIndex is the snapshot's highest table index.
+func (v ReadView) LatestIndex() (uint64, error) { return v.snap.LatestIndex(nil) }
+
+// LatestDeploymentByJobID reads a job's newest deployment (nil when none).
+func (v ReadView) LatestDeploymentByJobID(ns, jobID string) (*structs.Deployment, error) {
+	return v.snap.LatestDeploymentByJobID(nil, ns, jobID)
+}
+
+// SchedulerConfig reads the scheduler configuration.
+func (v ReadView) SchedulerConfig() (*structs.SchedulerConfiguration, error) {
+	return v.snap.SchedulerConfig(nil)
+}
