@@ -115,7 +115,7 @@ func (e *jobEndpoint) Deregister(args *structs.JobDeregisterRequest, reply *stru
 		return structs.ErrJobNotFound
 	}
 	eval := newJobEval(existing, structs.EvalTriggerJobDeregister, e.s.cfg.Clock.Now())
-	entry := &jobDeregisterEntry{JobDeregisterRequest: *args}
+	entry := &structs.JobDeregisterEntry{JobDeregisterRequest: *args}
 	entry.Namespace, entry.Eval = ns, eval
 	if !args.Purge {
 		entry.Job = existing.Copy()

@@ -317,14 +317,3 @@ func atoi(s string) int {
 	n, _ := strconv.Atoi(s)
 	return n
 }
-
-// applyJobStability is the FSM side of JobStabilityRequestType.
-func (f *fsm) applyJobStability(buf []byte, index uint64) any {
-	var req structs.JobStabilityRequest
-	decode(buf, &req, index)
-	if err := f.State().UpdateJobStability(index, req.Namespace, req.JobID, req.JobVersion, req.Stable); err != nil {
-		f.logger.Error("applying job stability", "job", req.JobID, "version", req.JobVersion, "error", err)
-		return err
-	}
-	return nil
-}

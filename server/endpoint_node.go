@@ -69,11 +69,7 @@ func (s *Server) fillNodeReply(nodeID string, index uint64, reply *structs.NodeU
 	reply.HeartbeatTTL = s.heartbeats.reset(nodeID, len(nodes))
 	reply.NodeModifyIndex = index
 	reply.LeaderRPCAddr = s.advertise
-	var rc raftConfigurer
-	if s.raft != nil {
-		rc = s.raft
-	}
-	reply.Servers = rpcServers(rc, s.advertise, s.cfg.Datacenter)
+	reply.Servers = s.cluster.RPCServers(s.cfg.Datacenter)
 	reply.NumNodes = int32(len(nodes))
 	reply.Index = index
 	reply.KnownLeader = true

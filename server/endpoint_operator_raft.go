@@ -9,6 +9,7 @@ import (
 
 	"github.com/hashicorp/raft"
 
+	"github.com/nomadish/nomadish/server/snapshot"
 	"github.com/nomadish/nomadish/structs"
 )
 
@@ -20,13 +21,13 @@ const snapshotTimeout = 2 * time.Minute
 // query allows stale (forward.go).
 func (o *operatorEndpoint) RaftGetConfiguration(args *structs.GenericRequest, reply *structs.RaftConfigurationResponse) error {
 	s := o.s
-	f := s.raft.GetConfiguration()
+	f := s.cluster.Raft().GetConfiguration()
 	if err := f.Error(); err != nil {
 		return fmt.Errorf("reading the raft configuration: %w", err)
 	}
-	_, leaderID := s.raft.LeaderWithID()
+	_, leaderID := s.cluster.Raft().LeaderWithID()
 	names := map[string]string{}
-	for _, m := range s.serverMembers() {
+	for _, m := range s.cluster.ServerMembers() {
 		names[m.ID] = m.Name
 	}
 	reply.Index = f.Index()
@@ -47,7 +48,7 @@ func (s *Server) raftNodeName(srv raft.Server, names map[string]string) string {
 	if name := names[string(srv.ID)]; name != "" {
 		return name
 	}
-	if string(srv.ID) == s.serverID {
+	if string(srv.ID) == s.cluster.ServerID() {
 		return s.cfg.NodeName
 	}
 	if host, _, err := net.SplitHostPort(string(srv.Address)); err == nil {
@@ -78,7 +79,7 @@ func (o *operatorEndpoint) removePeer(args *structs.RaftPeerRequest, reply *stru
 	if !s.waitForRaftLeader() {
 		return structs.ErrNoLeader
 	}
-	f := s.raft.GetConfiguration()
+	f := s.cluster.Raft().GetConfiguration()
 	if err := f.Error(); err != nil {
 		return fmt.Errorf("reading the raft configuration: %w", err)
 	}
@@ -86,7 +87,7 @@ func (o *operatorEndpoint) removePeer(args *structs.RaftPeerRequest, reply *stru
 		if !match(srv) {
 			continue
 		}
-		rf := s.raft.RemoveServer(srv.ID, f.Index(), 0)
+		rf := s.cluster.Raft().RemoveServer(srv.ID, f.Index(), 0)
 		if err := rf.Error(); err != nil {
 			if errors.Is(err, raft.ErrNotLeader) || errors.Is(err, raft.ErrLeadershipLost) {
 				return structs.ErrNoLeader
@@ -106,12 +107,12 @@ func (o *operatorEndpoint) removePeer(args *structs.RaftPeerRequest, reply *stru
 // (snapshot_archive.go).
 func (o *operatorEndpoint) SnapshotSave(args *structs.GenericRequest, reply *structs.SnapshotSaveResponse) error {
 	s := o.s
-	if s.raft.State() == raft.Leader {
-		if err := s.raft.Barrier(snapshotTimeout).Error(); err != nil {
+	if s.cluster.Raft().State() == raft.Leader {
+		if err := s.cluster.Raft().Barrier(snapshotTimeout).Error(); err != nil {
 			return fmt.Errorf("snapshot barrier: %w", err)
 		}
 	}
-	f := s.raft.Snapshot()
+	f := s.cluster.Raft().Snapshot()
 	if err := f.Error(); err != nil {
 		return fmt.Errorf("taking a raft snapshot: %w", err)
 	}
@@ -121,7 +122,7 @@ func (o *operatorEndpoint) SnapshotSave(args *structs.GenericRequest, reply *str
 	}
 	defer rc.Close()
 	var buf bytes.Buffer
-	if err := writeSnapshotArchive(&buf, meta, rc); err != nil {
+	if err := snapshot.Write(&buf, meta, rc); err != nil {
 		return err
 	}
 	reply.Archive, reply.Index = buf.Bytes(), meta.Index
@@ -151,7 +152,7 @@ func (o *operatorEndpoint) SnapshotRestore(args *structs.SnapshotRestoreRequest,
 	if !s.waitForRaftLeader() {
 		return structs.ErrNoLeader
 	}
-	if err := s.raft.Restore(meta, arc.State, snapshotTimeout); err != nil {
+	if err := s.cluster.Raft().Restore(meta, arc.State, snapshotTimeout); err != nil {
 		if errors.Is(err, raft.ErrNotLeader) || errors.Is(err, raft.ErrLeadershipLost) {
 			return structs.ErrNoLeader
 		}
@@ -159,10 +160,10 @@ func (o *operatorEndpoint) SnapshotRestore(args *structs.SnapshotRestoreRequest,
 	}
 	// Wait for the restore's entries to be applied, so a read that follows
 	// sees the snapshot's state.
-	if err := s.raft.Barrier(snapshotTimeout).Error(); err != nil {
+	if err := s.cluster.Raft().Barrier(snapshotTimeout).Error(); err != nil {
 		return fmt.Errorf("barrier after restore: %w", err)
 	}
-	reply.Index = s.raft.LastIndex()
+	reply.Index = s.cluster.Raft().LastIndex()
 	s.logger.Info("restored a snapshot", "snapshot_index", meta.Index, "index", reply.Index)
 	s.reassertLeadership()
 	return nil

@@ -17,7 +17,7 @@ func (e *statusEndpoint) Leader(args *structs.GenericRequest, reply *string) err
 
 // Peers returns the raft peers' addresses.
 func (e *statusEndpoint) Peers(args *structs.GenericRequest, reply *[]string) error {
-	f := e.s.raft.GetConfiguration()
+	f := e.s.cluster.Raft().GetConfiguration()
 	if err := f.Error(); err != nil {
 		return fmt.Errorf("reading raft configuration: %w", err)
 	}
@@ -32,6 +32,6 @@ func (e *statusEndpoint) Peers(args *structs.GenericRequest, reply *[]string) er
 // Members returns the servers serf knows (this server alone without
 // gossip); see Server.Members.
 func (e *statusEndpoint) Members(args *structs.GenericRequest, reply *structs.ServerMembersResponse) error {
-	*reply = *e.s.Members()
+	*reply = *e.s.cluster.Members()
 	return nil
 }
