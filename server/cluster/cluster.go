@@ -44,7 +44,7 @@ type Config struct {
 	Advertise string
 	// Layer carries raft over the RPC port (NewStreamLayer); unused in
 	// DevMode (an in-memory transport).
-	Layer raft.StreamLayer
+	Layer *StreamLayer
 	// Gossip holds the serf membership settings.
 	Gossip GossipConfig
 	// Raft holds raft's durability knobs.
