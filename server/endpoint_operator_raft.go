@@ -104,7 +104,7 @@ func (o *operatorEndpoint) removePeer(args *structs.RaftPeerRequest, reply *stru
 // SnapshotSave takes a raft snapshot on the serving server (the leader
 // unless the query allows stale) after a barrier, so it holds every entry
 // committed before the call, and returns it as an archive
-// (snapshot_archive.go).
+// (server/snapshot).
 func (o *operatorEndpoint) SnapshotSave(args *structs.GenericRequest, reply *structs.SnapshotSaveResponse) error {
 	s := o.s
 	if s.cluster.Raft().State() == raft.Leader {
@@ -132,7 +132,7 @@ func (o *operatorEndpoint) SnapshotSave(args *structs.GenericRequest, reply *str
 // SnapshotRestore replaces the cluster's state with an archive's through
 // raft's user restore on the leader: the leader's FSM restores it and the
 // followers receive it as an installed snapshot. The archive is checked
-// first (snapshot_archive_read.go: streamed to a temporary file under the
+// first (server/snapshot: streamed to a temporary file under the
 // decompressed cap, members and checksums verified) and its state decoded
 // once into a scratch store; a bad archive is a 400 coded error and
 // changes nothing. One restore runs at a time on a server: another one
