@@ -155,7 +155,7 @@ func (a *Agent) serveHTTP() {
 		deps.Logs = a.client
 	}
 	if a.server != nil {
-		deps.Cluster = a.server // http_cluster.go
+		deps.Cluster = a.server.Cluster() // http_cluster.go
 	}
 	deps.Origins = a.originPolicy() // http_origin.go
 	ctx, cancel := context.WithCancel(context.Background())

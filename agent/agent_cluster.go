@@ -6,14 +6,14 @@ import (
 	"strings"
 
 	"github.com/nomadish/nomadish/agent/config"
-	"github.com/nomadish/nomadish/server"
+	"github.com/nomadish/nomadish/server/cluster"
 )
 
 // clusterConfig translates the server block's gossip keys into the
 // server's serf settings (not used in -dev: a dev server gossips with no
 // one). Join addresses without a port get the default serf port.
-func clusterConfig(c *config.Config) server.ClusterConfig {
-	cc := server.ClusterConfig{
+func clusterConfig(c *config.Config) cluster.GossipConfig {
+	cc := cluster.GossipConfig{
 		SerfAddr: c.Addr("serf"), StartJoin: serfAddrs(c.Server.StartJoin), RetryJoin: serfAddrs(c.Server.RetryJoin),
 		RetryInterval: c.Server.RetryInterval, RetryMax: c.Server.RetryMax, EncryptKey: c.Server.Encrypt,
 		DisableDeadServerCleanup: !c.Server.CleanupDeadServers, DeadServerGrace: c.Server.DeadServerGrace,

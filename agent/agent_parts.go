@@ -143,7 +143,7 @@ func (a *Agent) info() *agentInfo {
 		nomad["leader"] = strconv.FormatBool(a.server.IsLeader())
 		nomad["leader_addr"] = a.server.Leader()
 		nomad["bootstrap"] = strconv.FormatBool(a.cfg.Server.BootstrapExpect <= 1)
-		inf.Stats["raft"] = a.server.RaftStats()
+		inf.Stats["raft"] = a.server.Cluster().Stats()
 	}
 	inf.Stats["nomad"] = nomad
 	if a.client != nil {

@@ -5,20 +5,20 @@ import (
 	"errors"
 	"net/http"
 
-	"github.com/nomadish/nomadish/server"
+	"github.com/nomadish/nomadish/server/cluster"
 	"github.com/nomadish/nomadish/structs"
 )
 
 // ClusterOps is what the agent's cluster endpoints need from the local
-// server: joining other servers and the gossip keyring. *server.Server
-// satisfies it.
+// server: joining other servers and the gossip keyring. The server's
+// *cluster.Cluster satisfies it.
 type ClusterOps interface {
 	Join(addrs []string) (int, error)
-	KeyringOp(op, key string) (*server.KeyringResponse, error)
+	KeyringOp(op, key string) (*cluster.KeyringResponse, error)
 	ForceLeave(name string) error
 }
 
-var _ ClusterOps = (*server.Server)(nil)
+var _ ClusterOps = (*cluster.Cluster)(nil)
 
 // clusterRoutes adds Nomad's agent join, force-leave and keyring endpoints.
 func (s *httpServer) clusterRoutes(h func(string, handlerFunc)) {
@@ -57,7 +57,7 @@ func (s *httpServer) agentJoin(w http.ResponseWriter, r *http.Request) (any, err
 		return nil, badRequest("missing address to join")
 	}
 	n, err := ops.Join(serfAddrs(addrs))
-	if errors.Is(err, server.ErrNoSerf) {
+	if errors.Is(err, cluster.ErrNoSerf) {
 		return nil, badRequest("%v", err)
 	}
 	out := joinResponse{NumJoined: n}
@@ -78,7 +78,7 @@ func (s *httpServer) agentForceLeave(w http.ResponseWriter, r *http.Request) (an
 		return nil, badRequest("missing node to force leave")
 	}
 	if err := ops.ForceLeave(node); err != nil {
-		if errors.Is(err, server.ErrNoSerf) {
+		if errors.Is(err, cluster.ErrNoSerf) {
 			return nil, badRequest("%v", err)
 		}
 		return nil, err
@@ -95,22 +95,22 @@ func (s *httpServer) agentKeyring(w http.ResponseWriter, r *http.Request) (any, 
 	}
 	op := r.PathValue("op")
 	if op == "" {
-		op = server.KeyringList
+		op = cluster.KeyringList
 	}
 	var req struct{ Key string }
-	if op != server.KeyringList {
+	if op != cluster.KeyringList {
 		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
 			return nil, badRequest("decoding the keyring request: %v", err)
 		}
 	}
 	resp, err := ops.KeyringOp(op, req.Key)
-	if errors.Is(err, server.ErrNoSerf) {
+	if errors.Is(err, cluster.ErrNoSerf) {
 		return nil, badRequest("%v", err)
 	}
 	if err != nil {
 		return nil, err
 	}
-	if op != server.KeyringList {
+	if op != cluster.KeyringList {
 		return nil, nil
 	}
 	return resp, nil

@@ -33,11 +33,11 @@ func (s *Server) endpointDeps() endpoints.Deps {
 }
 
 // nodeServers is the leader address and server list handed to clients in
-// Node.Register and heartbeat replies (heartbeat_servers.go).
+// Node.Register and heartbeat replies (server/cluster RPCServers).
 func (s *Server) nodeServers() (string, []*structs.NodeServerInfo) {
-	var rc raftConfigurer
-	if s.raft != nil {
-		rc = s.raft
-	}
-	return s.advertise, rpcServers(rc, s.advertise, s.cfg.Datacenter)
+	return s.advertise, s.cluster.RPCServers(s.cfg.Datacenter)
 }
+
+// Members returns the serf view of the servers for Status.Members
+// (server/cluster), with this server alone when gossip does not run.
+func (s *Server) Members() *structs.ServerMembersResponse { return s.cluster.Members() }

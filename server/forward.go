@@ -140,13 +140,4 @@ func (p *peerPool) close() { p.pool.Close() }
 
 // lastContact is how long ago this server last heard from the leader (0 on
 // the leader itself), for X-Nomad-LastContact on stale reads.
-func (s *Server) lastContact() time.Duration {
-	if s.raft == nil || s.IsLeader() {
-		return 0
-	}
-	t := s.raft.LastContact()
-	if t.IsZero() {
-		return 0
-	}
-	return time.Since(t) // raft reports its contact time on the wall clock
-}
+func (s *Server) lastContact() time.Duration { return s.cluster.LastContact() }

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/hashicorp/raft"
-
 	"github.com/nomadish/nomadish/server/broker"
 	"github.com/nomadish/nomadish/server/planapply"
 	"github.com/nomadish/nomadish/server/state"
@@ -38,14 +36,14 @@ func (l *leaderState) ready() (<-chan struct{}, bool) {
 }
 
 // setupLeaderDuties builds the broker, blocked evals, plan applier and
-// heartbeat timers (all disabled until leadership) and routes state store
-// events to them.
-func (s *Server) setupLeaderDuties() {
+// heartbeat timers (all disabled until leadership) and returns the state
+// store subscriber that routes the FSM's writes to them.
+func (s *Server) setupLeaderDuties() state.Notifier {
 	s.broker = broker.NewEvalBroker(broker.BrokerConfig{Logger: s.logger, Clock: s.cfg.Clock})
 	s.blocked = broker.NewBlockedEvals(s.broker, s.logger)
 	s.planner = planapply.New(planapply.Config{State: planState{s.State}, Commit: planCommitter{s.raftApply}, Logger: s.logger, Now: s.cfg.Clock.Now})
 	s.heartbeats = newHeartbeater(s.cfg.Clock, s.cfg.MinHeartbeatTTL, s.cfg.HeartbeatGrace, s.cfg.MaxHeartbeatsPerSecond, s.invalidateHeartbeat)
-	s.fsm.State().SetNotifier(&leaderNotifier{broker: s.broker, blocked: s.blocked})
+	return &leaderNotifier{broker: s.broker, blocked: s.blocked}
 }
 
 // leaderNotifier routes state store changes to the leader's duties. On a
@@ -95,10 +93,10 @@ func (s *Server) monitorLeadership() {
 // starts the plan applier, the workers, heartbeat timers and the eval
 // reapers.
 func (s *Server) establishLeadership() error {
-	if err := s.raft.Barrier(raftApplyTimeout).Error(); err != nil {
+	if err := s.cluster.Barrier(raftApplyTimeout); err != nil {
 		return fmt.Errorf("raft barrier: %w", err)
 	}
-	if err := s.updateOwnRaftAddress(); err != nil {
+	if err := s.cluster.UpdateOwnAddress(raftApplyTimeout); err != nil {
 		return err
 	}
 	s.broker.SetEnabled(true)
@@ -146,25 +144,6 @@ func (s *Server) establishLeadership() error {
 	close(s.leader.readyCh)
 	s.leader.mu.Unlock()
 	s.logger.Info("leadership established", "evals_restored", len(evals))
-	return nil
-}
-
-// updateOwnRaftAddress fixes this server's address in the raft
-// configuration after a restart on another address (a single server: no
-// peer needs the old one).
-func (s *Server) updateOwnRaftAddress() error {
-	f := s.raft.GetConfiguration()
-	if err := f.Error(); err != nil {
-		return fmt.Errorf("reading raft configuration: %w", err)
-	}
-	for _, srv := range f.Configuration().Servers {
-		if string(srv.ID) == s.serverID && string(srv.Address) != s.advertise {
-			s.logger.Info("updating own raft address", "old", srv.Address, "new", s.advertise)
-			if err := s.raft.AddVoter(srv.ID, raft.ServerAddress(s.advertise), 0, raftApplyTimeout).Error(); err != nil {
-				return fmt.Errorf("updating own raft address: %w", err)
-			}
-		}
-	}
 	return nil
 }
 

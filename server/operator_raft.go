@@ -10,12 +10,13 @@ import (
 	"github.com/hashicorp/raft"
 
 	"github.com/nomadish/nomadish/server/endpoints"
+	"github.com/nomadish/nomadish/server/snapshot"
 	"github.com/nomadish/nomadish/structs"
 )
 
 // The server is the operator and status endpoints' view of the cluster
 // (endpoints.Cluster): raft's configuration, serf's members
-// (membership.go) and snapshots (snapshot_archive*.go).
+// (membership.go) and snapshots (server/snapshot).
 var _ endpoints.Cluster = (*Server)(nil)
 
 // snapshotTimeout bounds a snapshot save's barrier and a restore.
@@ -24,13 +25,13 @@ const snapshotTimeout = 2 * time.Minute
 // RaftServers lists the servers of the latest raft configuration
 // (committed or not), named and with the leader marked, and its index.
 func (s *Server) RaftServers() ([]*structs.RaftServer, uint64, error) {
-	f := s.raft.GetConfiguration()
+	f := s.cluster.Raft().GetConfiguration()
 	if err := f.Error(); err != nil {
 		return nil, 0, err
 	}
-	_, leaderID := s.raft.LeaderWithID()
+	_, leaderID := s.cluster.Raft().LeaderWithID()
 	names := map[string]string{}
-	for _, m := range s.serverMembers() {
+	for _, m := range s.cluster.ServerMembers() {
 		names[m.ID] = m.Name
 	}
 	out := make([]*structs.RaftServer, 0, len(f.Configuration().Servers))
@@ -50,7 +51,7 @@ func (s *Server) raftNodeName(srv raft.Server, names map[string]string) string {
 	if name := names[string(srv.ID)]; name != "" {
 		return name
 	}
-	if string(srv.ID) == s.serverID {
+	if string(srv.ID) == s.cluster.ServerID() {
 		return s.cfg.NodeName
 	}
 	if host, _, err := net.SplitHostPort(string(srv.Address)); err == nil {
@@ -65,7 +66,7 @@ func (s *Server) RemoveRaftPeer(match func(*structs.RaftServer) bool) (uint64, b
 	if !s.waitForRaftLeader() {
 		return 0, false, structs.ErrNoLeader
 	}
-	f := s.raft.GetConfiguration()
+	f := s.cluster.Raft().GetConfiguration()
 	if err := f.Error(); err != nil {
 		return 0, false, fmt.Errorf("reading the raft configuration: %w", err)
 	}
@@ -73,7 +74,7 @@ func (s *Server) RemoveRaftPeer(match func(*structs.RaftServer) bool) (uint64, b
 		if !match(&structs.RaftServer{ID: string(srv.ID), Address: string(srv.Address)}) {
 			continue
 		}
-		rf := s.raft.RemoveServer(srv.ID, f.Index(), 0)
+		rf := s.cluster.Raft().RemoveServer(srv.ID, f.Index(), 0)
 		if err := rf.Error(); err != nil {
 			if errors.Is(err, raft.ErrNotLeader) || errors.Is(err, raft.ErrLeadershipLost) {
 				return 0, false, structs.ErrNoLeader
@@ -88,14 +89,14 @@ func (s *Server) RemoveRaftPeer(match func(*structs.RaftServer) bool) (uint64, b
 
 // SaveSnapshot takes a raft snapshot after a barrier (on the leader), so
 // it holds every entry committed before the call, and returns it as an
-// archive (snapshot_archive.go) with its index.
+// archive (server/snapshot) with its index.
 func (s *Server) SaveSnapshot() ([]byte, uint64, error) {
-	if s.raft.State() == raft.Leader {
-		if err := s.raft.Barrier(snapshotTimeout).Error(); err != nil {
+	if s.cluster.Raft().State() == raft.Leader {
+		if err := s.cluster.Raft().Barrier(snapshotTimeout).Error(); err != nil {
 			return nil, 0, fmt.Errorf("snapshot barrier: %w", err)
 		}
 	}
-	f := s.raft.Snapshot()
+	f := s.cluster.Raft().Snapshot()
 	if err := f.Error(); err != nil {
 		return nil, 0, fmt.Errorf("taking a raft snapshot: %w", err)
 	}
@@ -105,7 +106,7 @@ func (s *Server) SaveSnapshot() ([]byte, uint64, error) {
 	}
 	defer rc.Close()
 	var buf bytes.Buffer
-	if err := writeSnapshotArchive(&buf, meta, rc); err != nil {
+	if err := snapshot.Write(&buf, meta, rc); err != nil {
 		return nil, 0, err
 	}
 	return buf.Bytes(), meta.Index, nil
@@ -114,7 +115,7 @@ func (s *Server) SaveSnapshot() ([]byte, uint64, error) {
 // RestoreSnapshot replaces the cluster's state with an archive's through
 // raft's user restore on the leader: the leader's FSM restores it and the
 // followers receive it as an installed snapshot. The archive is checked
-// first (snapshot_archive_read.go: streamed to a temporary file under the
+// first (server/snapshot: streamed to a temporary file under the
 // decompressed cap, members and checksums verified) and its state decoded
 // once into a scratch store; a bad archive is a 400 coded error and
 // changes nothing. One restore runs at a time on a server: another one
@@ -133,7 +134,7 @@ func (s *Server) RestoreSnapshot(archive []byte) (uint64, error) {
 	if !s.waitForRaftLeader() {
 		return 0, structs.ErrNoLeader
 	}
-	if err := s.raft.Restore(meta, arc.State, snapshotTimeout); err != nil {
+	if err := s.cluster.Raft().Restore(meta, arc.State, snapshotTimeout); err != nil {
 		if errors.Is(err, raft.ErrNotLeader) || errors.Is(err, raft.ErrLeadershipLost) {
 			return 0, structs.ErrNoLeader
 		}
@@ -141,10 +142,10 @@ func (s *Server) RestoreSnapshot(archive []byte) (uint64, error) {
 	}
 	// Wait for the restore's entries to be applied, so a read that follows
 	// sees the snapshot's state.
-	if err := s.raft.Barrier(snapshotTimeout).Error(); err != nil {
+	if err := s.cluster.Raft().Barrier(snapshotTimeout).Error(); err != nil {
 		return 0, fmt.Errorf("barrier after restore: %w", err)
 	}
-	index := s.raft.LastIndex()
+	index := s.cluster.Raft().LastIndex()
 	s.logger.Info("restored a snapshot", "snapshot_index", meta.Index, "index", index)
 	s.reassertLeadership()
 	return index, nil

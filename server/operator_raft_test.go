@@ -9,6 +9,8 @@ import (
 	"github.com/hashicorp/go-memdb"
 	"github.com/hashicorp/raft"
 
+	"github.com/nomadish/nomadish/server/cluster"
+	"github.com/nomadish/nomadish/server/snapshot"
 	"github.com/nomadish/nomadish/server/state"
 	"github.com/nomadish/nomadish/structs"
 )
@@ -31,14 +33,14 @@ func raftConfiguration(t *testing.T, s *Server) *structs.RaftConfigurationRespon
 }
 
 func TestOperatorRaftConfigurationAndRemovePeer(t *testing.T) {
-	s := startRaftServer(t, t.TempDir(), RaftConfig{})
+	s := startRaftServer(t, t.TempDir(), cluster.RaftConfig{})
 	defer s.Shutdown()
 	conf := raftConfiguration(t, s)
 	if len(conf.Servers) != 1 {
 		t.Fatalf("configuration: %+v", conf)
 	}
 	self := conf.Servers[0]
-	want := structs.RaftServer{ID: s.serverID, Node: "server", Address: s.RPCAddr(), Leader: true, Voter: true, RaftProtocol: "3"}
+	want := structs.RaftServer{ID: s.cluster.ServerID(), Node: "server", Address: s.RPCAddr(), Leader: true, Voter: true, RaftProtocol: "3"}
 	if *self != want {
 		t.Fatalf("self %+v, want %+v", *self, want)
 	}
@@ -46,7 +48,7 @@ func TestOperatorRaftConfigurationAndRemovePeer(t *testing.T) {
 	// Two non-voters at addresses nobody serves: their configuration
 	// changes commit with the single voter alone.
 	for _, p := range []struct{ id, addr string }{{"p1", "127.0.0.1:1"}, {"p2", "127.0.0.1:2"}} {
-		if err := s.raft.AddNonvoter(raft.ServerID(p.id), raft.ServerAddress(p.addr), 0, 5*time.Second).Error(); err != nil {
+		if err := s.cluster.Raft().AddNonvoter(raft.ServerID(p.id), raft.ServerAddress(p.addr), 0, 5*time.Second).Error(); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -60,7 +62,7 @@ func TestOperatorRaftConfigurationAndRemovePeer(t *testing.T) {
 	if err := s.RPC(structs.OperatorRaftRemovePeerByAddressRPC, &structs.RaftPeerRequest{Address: "127.0.0.1:2"}, &resp); err != nil {
 		t.Fatalf("remove by address: %v", err)
 	}
-	if conf := raftConfiguration(t, s); len(conf.Servers) != 1 || conf.Servers[0].ID != s.serverID {
+	if conf := raftConfiguration(t, s); len(conf.Servers) != 1 || conf.Servers[0].ID != s.cluster.ServerID() {
 		t.Fatalf("after removals: %+v", conf.Servers)
 	}
 
@@ -83,7 +85,7 @@ func TestOperatorRaftConfigurationAndRemovePeer(t *testing.T) {
 // state is the snapshot's (the extra jobs are gone), writes go on after it,
 // and a corrupt archive is refused without changing anything.
 func TestOperatorSnapshotSaveRestore(t *testing.T) {
-	s := startRaftServer(t, t.TempDir(), RaftConfig{})
+	s := startRaftServer(t, t.TempDir(), cluster.RaftConfig{})
 	defer s.Shutdown()
 	registerJob(t, s, mockJob("kept"))
 	var saved structs.SnapshotSaveResponse
@@ -93,7 +95,7 @@ func TestOperatorSnapshotSaveRestore(t *testing.T) {
 	if len(saved.Archive) == 0 || saved.Index == 0 {
 		t.Fatalf("save: %d bytes at index %d", len(saved.Archive), saved.Index)
 	}
-	arc, err := readSnapshotArchive(bytesReader(saved.Archive), t.TempDir(), DefaultSnapshotRestoreMaxBytes)
+	arc, err := snapshot.Read(bytesReader(saved.Archive), t.TempDir(), snapshot.DefaultRestoreMaxBytes)
 	if err != nil || arc.Meta.Size == 0 {
 		t.Fatalf("archive: %v", err)
 	}

@@ -35,7 +35,7 @@ func TestRestartKeepsState(t *testing.T) {
 	}
 	// A raft snapshot, then one more entry: the restart restores the
 	// snapshot and replays the log after it.
-	if err := s.raft.Snapshot().Error(); err != nil {
+	if err := s.cluster.Raft().Snapshot().Error(); err != nil {
 		s.Shutdown()
 		t.Fatalf("raft snapshot: %v", err)
 	}

@@ -1,17 +1,13 @@
 package server
 
 import (
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/rpc"
 	"reflect"
-	"sync"
 	"time"
-
-	"github.com/hashicorp/raft"
 
 	"github.com/nomadish/nomadish/rpcclient"
 	"github.com/nomadish/nomadish/server/endpoints"
@@ -164,7 +160,7 @@ func (s *Server) handleConn(raw net.Conn) {
 			conn.Close()
 			return
 		}
-		s.raftLayer.handoff(conn) // raft's transport owns it now
+		s.raftLayer.Handoff(conn) // raft's transport owns it now
 	default:
 		s.logger.Warn("unknown RPC protocol byte", "byte", proto, "remote", raw.RemoteAddr())
 		conn.Close()
@@ -216,54 +212,4 @@ func (s *Server) closeConns() {
 	for c := range conns {
 		c.Close()
 	}
-}
-
-// raftLayer is raft's StreamLayer over the shared RPC port: incoming raft
-// connections arrive through handoff, outgoing ones announce themselves
-// with RPCRaft.
-type raftLayer struct {
-	addr      net.Addr
-	tls       *tls.Config // nil: plaintext
-	connCh    chan net.Conn
-	closeCh   chan struct{}
-	closeOnce sync.Once
-}
-
-var _ raft.StreamLayer = (*raftLayer)(nil)
-
-func newRaftLayer(addr net.Addr, t *RPCTLSConfig) *raftLayer {
-	return &raftLayer{addr: addr, tls: outgoingTLS(t), connCh: make(chan net.Conn), closeCh: make(chan struct{})}
-}
-
-func (l *raftLayer) handoff(c net.Conn) {
-	select {
-	case l.connCh <- c:
-	case <-l.closeCh:
-		c.Close()
-	}
-}
-
-// Accept waits for the next incoming raft connection.
-func (l *raftLayer) Accept() (net.Conn, error) {
-	select {
-	case c := <-l.connCh:
-		return c, nil
-	case <-l.closeCh:
-		return nil, errors.New("server: raft layer closed")
-	}
-}
-
-// Close stops Accept.
-func (l *raftLayer) Close() error {
-	l.closeOnce.Do(func() { close(l.closeCh) })
-	return nil
-}
-
-// Addr is the advertised address.
-func (l *raftLayer) Addr() net.Addr { return l.addr }
-
-// Dial opens a raft connection to a peer's RPC port (inside TLS when the
-// server has RPC TLS).
-func (l *raftLayer) Dial(address raft.ServerAddress, timeout time.Duration) (net.Conn, error) {
-	return rpcclient.Dial(string(address), RPCRaft, l.tls, timeout)
 }

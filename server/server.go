@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/rpc"
 	"runtime"
@@ -13,11 +12,12 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
-	"github.com/hashicorp/raft"
 
 	"github.com/nomadish/nomadish/internal/clock"
 	"github.com/nomadish/nomadish/server/broker"
+	"github.com/nomadish/nomadish/server/cluster"
 	"github.com/nomadish/nomadish/server/endpoints"
+	"github.com/nomadish/nomadish/server/fsm"
 	"github.com/nomadish/nomadish/server/planapply"
 	"github.com/nomadish/nomadish/server/state"
 	"github.com/nomadish/nomadish/structs"
@@ -25,7 +25,9 @@ import (
 
 // Sentinel errors.
 var (
-	ErrConfig = errors.New("server: invalid config")
+	// ErrConfig is an invalid config; the cluster's config errors (raft
+	// knobs, serf addresses) are this same error.
+	ErrConfig = cluster.ErrConfig
 )
 
 // ClientIntroductionConfig is the servers' policy for new nodes; the Node
@@ -55,9 +57,9 @@ type Config struct {
 	// BootstrapExpect is how many servers must join (over serf) before raft
 	// bootstraps with all of them as voters; 1 bootstraps alone at once.
 	BootstrapExpect int
-	// Cluster holds the serf membership settings (serf.go); without a
-	// SerfAddr the server gossips with no one.
-	Cluster ClusterConfig
+	// Cluster holds the serf membership settings (server/cluster); without
+	// a SerfAddr the server gossips with no one.
+	Cluster cluster.GossipConfig
 	// NumSchedulers is the number of scheduler workers (default NumCPU).
 	NumSchedulers int
 	// HeartbeatGrace is added to each node's TTL before it is marked down.
@@ -77,15 +79,15 @@ type Config struct {
 	// follows it. Network deadlines (RPC hold and forward waits, conn
 	// deadlines, serf and raft) stay on wall time.
 	Clock clock.Clock
-	// Raft holds the raft durability knobs (raft_config.go).
-	Raft RaftConfig
+	// Raft holds the raft durability knobs (server/cluster).
+	Raft cluster.RaftConfig
 	// JobMaxCount bounds a job's summed group counts on register, scale
 	// and plan (0: structs.DefaultJobMaxCount; endpoints/job_limits.go).
 	JobMaxCount int
 	// ClientIntroduction is the policy for new nodes (endpoints/node_auth.go).
 	ClientIntroduction ClientIntroductionConfig
 	// SnapshotRestoreMaxBytes caps a snapshot restore's decompressed size
-	// (snapshot_archive.go; 0: DefaultSnapshotRestoreMaxBytes).
+	// (server/snapshot; 0: snapshot.DefaultRestoreMaxBytes).
 	SnapshotRestoreMaxBytes int64
 	// RPCLimits bounds connections on the RPC port (rpc_limits.go).
 	RPCLimits RPCLimits
@@ -170,15 +172,15 @@ type Server struct {
 	// holdTimeout is how long a request waits for leadership (rpcHoldTimeout;
 	// tests shorten it). Set before the server serves requests.
 	holdTimeout time.Duration
-	serverID    string
 	// advertise is the address peers and clients use (the raft address).
 	advertise string
 
-	fsm           *fsm
-	raft          *raft.Raft
-	raftTransport raft.Transport
-	raftBolt      io.Closer
-	raftLayer     *raftLayer
+	fsm *fsm.FSM
+	// cluster is raft and the serf membership (server/cluster); set in
+	// NewServer before the RPC listener serves.
+	cluster *cluster.Cluster
+	// raftLayer carries raft over the RPC port (nil without a listener).
+	raftLayer *cluster.StreamLayer
 
 	listener  net.Listener
 	rpcServer *rpc.Server
@@ -203,8 +205,6 @@ type Server struct {
 	leaderNotifyCh chan bool
 	leader         leaderState
 
-	// cluster is the serf membership state (serf.go, membership.go).
-	cluster clusterState
 	// peers calls other servers (forward.go); set in NewServer.
 	peers *peerPool
 
@@ -215,7 +215,7 @@ type Server struct {
 }
 
 // NewServer starts a server: RPC listener, raft (bootstrapping a single
-// server), and the leadership monitor.
+// server), the leadership monitor, and serf.
 func NewServer(cfg *Config) (*Server, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -228,34 +228,41 @@ func NewServer(cfg *Config) (*Server, error) {
 	}
 	s.leader.init()
 	var err error
-	if s.serverID, err = loadServerID(cfg.DataDir, cfg.DevMode); err != nil {
+	notifier := s.setupLeaderDuties() // leader.go
+	if s.fsm, err = fsm.New(s.logger, notifier); err != nil {
 		return nil, err
 	}
-	if s.fsm, err = newFSM(s.logger); err != nil {
-		return nil, err
-	}
-	s.setupLeaderDuties()
 	if err := s.registerEndpoints(); err != nil {
 		return nil, err
 	}
 	if err := s.setupListener(); err != nil {
 		return nil, err
 	}
-	if err := s.setupRaft(); err != nil {
+	if s.cluster, err = cluster.New(cluster.Config{
+		Region: cfg.Region, Datacenter: cfg.Datacenter, NodeName: cfg.NodeName, DataDir: cfg.DataDir,
+		DevMode: cfg.DevMode, BootstrapExpect: cfg.BootstrapExpect, Advertise: s.advertise,
+		Layer: s.raftLayer, Gossip: cfg.Cluster, Raft: cfg.Raft, FSM: s.fsm,
+		LeaderNotify: s.leaderNotifyCh, Peers: s.peers, Logger: s.logger,
+	}); err != nil {
 		s.Shutdown()
 		return nil, err
 	}
+	s.serve()
 	s.wg.Add(1)
 	go s.monitorLeadership()
-	if err := s.setupSerf(); err != nil {
+	if err := s.cluster.StartGossip(); err != nil {
 		s.Shutdown()
 		return nil, err
 	}
 	return s, nil
 }
 
+// Cluster is the server's raft node and serf membership: members, peers,
+// the raft configuration and the gossip keyring.
+func (s *Server) Cluster() *cluster.Cluster { return s.cluster }
+
 // setupListener opens the RPC port (if any) and settles the advertised
-// address.
+// address; serve starts accepting once raft's layer has its reader.
 func (s *Server) setupListener() error {
 	if s.cfg.RPCAddr == "" {
 		s.advertise = s.cfg.RPCAdvertise
@@ -282,10 +289,18 @@ func (s *Server) setupListener() error {
 		ln.Close()
 		return fmt.Errorf("%w: rpc advertise address %q is not reachable by peers; set advertise", ErrConfig, s.advertise)
 	}
-	s.raftLayer = newRaftLayer(adv, s.cfg.TLS)
+	s.raftLayer = cluster.NewStreamLayer(adv, outgoingTLS(s.cfg.TLS))
+	return nil
+}
+
+// serve accepts RPC and raft connections on the listener (if any) until
+// shutdown. Called once the cluster is set, so every request sees it.
+func (s *Server) serve() {
+	if s.listener == nil {
+		return
+	}
 	s.wg.Add(1)
 	go s.serveListener()
-	return nil
 }
 
 // RPCAddr returns the address the RPC listener is bound to ("" without one).
@@ -301,15 +316,14 @@ func (s *Server) RPCAddr() string {
 func (s *Server) State() *state.StateStore { return s.fsm.State() }
 
 // IsLeader reports whether this server is the raft leader.
-func (s *Server) IsLeader() bool { return s.raft != nil && s.raft.State() == raft.Leader }
+func (s *Server) IsLeader() bool { return s.cluster != nil && s.cluster.IsLeader() }
 
 // Leader returns the leader's RPC address, "" when unknown.
 func (s *Server) Leader() string {
-	if s.raft == nil {
+	if s.cluster == nil {
 		return ""
 	}
-	addr, _ := s.raft.LeaderWithID()
-	return string(addr)
+	return s.cluster.Leader()
 }
 
 // WaitForLeader blocks until this server has a leader with its leader
@@ -342,24 +356,17 @@ func (s *Server) Shutdown() error {
 	s.shutdownMu.Unlock()
 
 	var errs structs.MultiError
-	errs.Add(s.shutdownSerf())
 	s.peers.close()
 	if s.listener != nil {
 		s.listener.Close()
 	}
-	if s.raft != nil {
-		errs.Add(s.raft.Shutdown().Error())
+	if s.cluster != nil {
+		errs.Add(s.cluster.Shutdown()) // serf, raft, then raft's transport and log
 	}
 	s.wg.Wait() // the leadership monitor revokes leadership on its way out
 	s.revokeLeadership()
 	if s.raftLayer != nil {
 		s.raftLayer.Close()
-	}
-	if c, ok := s.raftTransport.(io.Closer); ok {
-		errs.Add(c.Close())
-	}
-	if s.raftBolt != nil {
-		errs.Add(s.raftBolt.Close())
 	}
 	s.closeConns()
 	if s.endpoints != nil {

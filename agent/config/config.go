@@ -90,7 +90,7 @@ type ServerConfig struct {
 	MaxHeartbeatsPerSecond int
 
 	// Raft durability (Nomad's names; 0 keeps raft's default): see
-	// server.RaftConfig and validate_raft.go.
+	// cluster.RaftConfig (server/cluster) and validate_raft.go.
 	RaftSnapshotThreshold int
 	RaftSnapshotInterval  time.Duration
 	RaftTrailingLogs      int

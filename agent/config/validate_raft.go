@@ -2,8 +2,8 @@ package config
 
 import "time"
 
-// minRaftSnapshotInterval mirrors server.RaftConfig's lower bound (raft
-// refuses intervals under 5ms).
+// minRaftSnapshotInterval mirrors the lower bound of server/cluster's
+// RaftConfig (raft refuses intervals under 5ms).
 const minRaftSnapshotInterval = 5 * time.Millisecond
 
 // validateRaft checks the server block's raft durability keys

@@ -88,16 +88,6 @@ func (e *Job) Register(args *structs.JobRegisterRequest, reply *structs.JobRegis
 	return nil
 }
 
-// JobDeregisterEntry is the raft entry of JobDeregisterRequestType: the
-// request (its WriteRequest.Namespace names the job's namespace) plus the
-// job to store stopped (nil on purge). The FSM decodes it into its own
-// type of the same shape (server.TestJobDeregisterEntryWire holds them
-// together).
-type JobDeregisterEntry struct {
-	structs.JobDeregisterRequest
-	Job *structs.Job
-}
-
 func newJobEval(job *structs.Job, trigger string, now time.Time) *structs.Evaluation {
 	return &structs.Evaluation{
 		ID: structs.GenerateUUID(), Namespace: job.Namespace, Priority: job.Priority, Type: job.Type,
@@ -129,7 +119,7 @@ func (e *Job) Deregister(args *structs.JobDeregisterRequest, reply *structs.JobD
 		return structs.ErrJobNotFound
 	}
 	eval := newJobEval(existing, structs.EvalTriggerJobDeregister, e.d.Clock.Now())
-	entry := &JobDeregisterEntry{JobDeregisterRequest: *args}
+	entry := &structs.JobDeregisterEntry{JobDeregisterRequest: *args}
 	entry.Namespace, entry.Eval = ns, eval
 	if !args.Purge {
 		entry.Job = existing.Copy()
