@@ -105,17 +105,20 @@ func (c *checker) block(s *Schema, m map[string]any, path []Step) {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
+	meant := map[string]bool{} // keys an unknown key is a likely typo of
 	for _, k := range keys {
 		f, ok := s.Field(k)
 		if !ok {
 			c.add(path, k, Unknown, "unknown key "+quote(k), hintFor(k, s.Keys(), "keys"))
+			meant[suggest.Closest(k, s.Keys())] = true
 			continue
 		}
 		if m[k] != nil {
 			c.value(f, m[k], path)
 		}
 	}
-	set := func(k string) bool { return m[k] != nil }
+	// A missing key that a typo's hint names is not reported twice.
+	set := func(k string) bool { return m[k] != nil || meant[k] }
 	for _, f := range s.Fields {
 		if f.Required && !set(f.Name) {
 			c.add(path, f.Name, Missing, "missing required key "+quote(f.Name), "")
