@@ -29,7 +29,7 @@ func TestHTTPJobsCheckedByTheServer(t *testing.T) {
 		{"unknown key", "/v1/jobs", driverJobJSON("k", "raw_exec", `{"comand":"/bin/true"}`),
 			`group "g": task "t": config: unknown key "comand"; Did you mean "command"?`},
 		{"wrong type", "/v1/job/w", driverJobJSON("w", "docker", `{"image":"busybox","args":"-x"}`),
-			`group "g": task "t": config: key "args" must be a list of strings, not a string`},
+			`group "g": task "t": config: key "args" must be a list of strings; got a string`},
 		{"plan", "/v1/job/k/plan", driverJobJSON("k", "raw_exec", `{"comand":"/bin/true"}`), `config: unknown key "comand"`},
 	} {
 		if code, body := httpDo(t, "PUT", base+c.path, c.body); code != http.StatusBadRequest || !strings.Contains(body, c.want) {

@@ -49,13 +49,13 @@ func TestPrepareRefuses(t *testing.T) {
 		{"unknown key", job("raw_exec", map[string]any{"comand": "/bin/true"}),
 			`group "g": task "t": config: unknown key "comand"; Did you mean "command"?`},
 		{"wrong type", job("docker", map[string]any{"image": "i", "privileged": "yes"}),
-			`group "g": task "t": config: key "privileged" must be a bool, not a string`},
+			`group "g": task "t": config: key "privileged" must be a bool; got a string`},
 		{"list element", job("docker", map[string]any{"image": "i", "args": []any{"a", true}}),
-			`config: key "args" must be a list of strings, not a list whose element 1 is a bool`},
+			`config: key "args" must be a list of strings; got a list whose element 1 is a bool`},
 		{"nested", job("docker", map[string]any{"image": "i", "mount": []any{map[string]any{"targt": "/x"}}}),
 			`config: mount[0]: unknown key "targt"; Did you mean "target"?`},
 		{"one of", job("qemu", map[string]any{}), `config: missing required key: one of "image_path", "kernel" must be set`},
-		{"duration", job("mock_driver", map[string]any{"run_for": "soon"}), `config: key "run_for" must be a duration ("10s"), not "soon"`},
+		{"duration", job("mock_driver", map[string]any{"run_for": "soon"}), `config: key "run_for" must be a duration ("10s"); got "soon"`},
 	} {
 		_, err := jobcheck.Prepare(c.job, "", catalog.Builtin)
 		code, msg := structs.ErrorCode(err)

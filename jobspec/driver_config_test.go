@@ -66,12 +66,12 @@ func TestDriverConfigErrors(t *testing.T) {
 		{"missing key", "      driver = \"raw_exec\"\n      config {\n        args = [\"x\"]\n      }\n",
 			[]string{`job.hcl:5:7: missing required key "command" in config of driver "raw_exec"`}},
 		{"wrong type", "      driver = \"docker\"\n      config {\n        image = \"i\"\n        privileged = \"yes\"\n      }\n",
-			[]string{`job.hcl:7:22: key "privileged" must be a bool, not a string in config of driver "docker"`}},
+			[]string{`job.hcl:7:22: key "privileged" must be a bool in config of driver "docker"; got a string`}},
 		{"all at once, nested", "      driver = \"docker\"\n      config {\n        imgae = \"i\"\n" +
 			"        mount {\n          target = \"/a\"\n        }\n        mount {\n          readonly = 1\n          targt = \"/b\"\n        }\n      }\n",
 			[]string{
 				`job.hcl:6:9: unknown key "imgae" in config of driver "docker"; Did you mean "image"?`,
-				`job.hcl:11:22: key "readonly" must be a bool, not a number in config of driver "docker" (in mount[1])`,
+				`job.hcl:11:22: key "readonly" must be a bool in config of driver "docker" (in mount[1]); got a number`,
 				`job.hcl:12:11: unknown key "targt" in config of driver "docker" (in mount[1]); Did you mean "target"?`,
 			}},
 		{"inside an argument's value", "      driver = \"docker\"\n      config {\n        image = \"i\"\n        mount = [{ targt = \"/b\" }]\n      }\n",

@@ -38,9 +38,10 @@ type Problem struct {
 	Key  string
 	Kind ProblemKind
 	// Msg says what is wrong: `unknown key "comand"`, `key "privileged"
-	// must be a bool, not a string`, `missing required key "image"`.
+	// must be a bool`, `missing required key "image"`.
 	Msg string
-	// Hint is `Did you mean "command"?`, the known keys, or "".
+	// Hint is `Did you mean "command"?` or the known keys (Unknown), what
+	// was given (WrongType: `got a string`), or "".
 	Hint string
 }
 
@@ -142,7 +143,7 @@ func (c *checker) block(s *Schema, m map[string]any, path []Step) {
 // value checks one set value of field f in the block at path.
 func (c *checker) value(f Field, v any, path []Step) {
 	wrong := func(detail string) {
-		c.add(path, f.Name, WrongType, fmt.Sprintf("key %q must be %s, not %s", f.Name, f.TypeName(), detail), "")
+		c.add(path, f.Name, WrongType, fmt.Sprintf("key %q must be %s", f.Name, f.TypeName()), "got "+detail)
 	}
 	switch f.Kind {
 	case List:

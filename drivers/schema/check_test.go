@@ -41,14 +41,14 @@ func TestCheck(t *testing.T) {
 		{"far", map[string]any{"command": "x", "image": "i", "zzz": 1},
 			[]string{`unknown key "zzz"; known keys: args, auth, command, debug, image, kernel, labels, mount, size, wait`}},
 		{"types", map[string]any{"command": 1, "image": "i", "debug": "yes", "args": []any{"a", 2}, "labels": "x", "wait": "soon"}, []string{
-			`key "args" must be a list of strings, not a list whose element 1 is a number`,
-			`key "command" must be a string, not a number`,
-			`key "debug" must be a bool, not a string`,
-			`key "labels" must be a map of strings, not a string`,
-			`key "wait" must be a duration ("10s"), not "soon" (time: invalid duration "soon")`,
+			`key "args" must be a list of strings; got a list whose element 1 is a number`,
+			`key "command" must be a string; got a number`,
+			`key "debug" must be a bool; got a string`,
+			`key "labels" must be a map of strings; got a string`,
+			`key "wait" must be a duration ("10s"); got "soon" (time: invalid duration "soon")`,
 		}},
 		{"one block only", map[string]any{"command": "x", "image": "i", "auth": []any{map[string]any{}, map[string]any{}}},
-			[]string{`key "auth" must be a block, not 2 blocks`}},
+			[]string{`key "auth" must be a block; got 2 blocks`}},
 		{"nested", map[string]any{"command": "x", "image": "i", "mount": []any{map[string]any{"target": "/a"}, map[string]any{"targt": "/b"}},
 			"auth": map[string]any{"user": "u"}}, []string{
 			`auth: unknown key "user"; known keys: username`,
@@ -56,7 +56,7 @@ func TestCheck(t *testing.T) {
 		}},
 		{"nested missing", map[string]any{"command": "x", "image": "i", "mount": []any{map[string]any{}}}, []string{`mount[0]: missing required key "target"`}},
 		{"any of", map[string]any{"command": "x"}, []string{`missing required key: one of "image", "kernel" must be set`}},
-		{"block not a map", map[string]any{"command": "x", "image": "i", "mount": []any{"a"}}, []string{`key "mount" must be a block or a list of blocks, not a list whose element 0 is a string`}},
+		{"block not a map", map[string]any{"command": "x", "image": "i", "mount": []any{"a"}}, []string{`key "mount" must be a block or a list of blocks; got a list whose element 0 is a string`}},
 	} {
 		var got []string
 		for _, p := range testSchema.Check(c.config) {
@@ -78,7 +78,7 @@ func TestProblemPathAndValidate(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := testSchema.Validate(map[string]any{"image": "i", "debug": 1})
-	if err == nil || err.Error() != `key "debug" must be a bool, not a number; missing required key "command"` {
+	if err == nil || err.Error() != `key "debug" must be a bool; got a number; missing required key "command"` {
 		t.Fatalf("Validate = %v", err)
 	}
 }
