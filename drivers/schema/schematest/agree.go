@@ -24,10 +24,15 @@ type Options struct {
 	// Base adds keys to the smallest valid block at a path (besides its
 	// required keys), e.g. "mount": {"source": "/x"}.
 	Base map[string]map[string]any
+	// IgnoresUnknown: the parser ignores keys it does not read instead of
+	// refusing them (exec, raw_exec); Agree then checks that an undeclared
+	// key changes nothing it returns.
+	IgnoresUnknown bool
 }
 
 // Agree fails t unless parse and s agree on keys, both ways:
-//   - parse refuses a key s does not declare (it checks config against s);
+//   - parse refuses a key s does not declare (it checks config against s),
+//     or with IgnoresUnknown ignores it;
 //   - parse accepts the smallest valid config (s's required keys) and
 //     every key s declares, nested ones included, changes what parse
 //     returns when set (Any keys, accepted and not read, are skipped).
@@ -40,7 +45,11 @@ func Agree(t testing.TB, s *schema.Schema, parse Parse, o Options) {
 	}
 	bad := maps.Clone(base)
 	bad["zz_not_a_key"] = "x"
-	if _, err := parse(bad); err == nil || !strings.Contains(err.Error(), "zz_not_a_key") {
+	r0, _ := parse(base)
+	switch r1, err := parse(bad); {
+	case o.IgnoresUnknown && (err != nil || !reflect.DeepEqual(r0, r1)):
+		t.Errorf("a key the schema does not declare: parse = %v, %v; want it ignored", r1, err)
+	case !o.IgnoresUnknown && (err == nil || !strings.Contains(err.Error(), "zz_not_a_key")):
 		t.Errorf("a key the schema does not declare: parse error %v, want one naming it", err)
 	}
 	a.walk(s, "", base, func(b map[string]any) map[string]any { return b })
