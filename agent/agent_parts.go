@@ -30,6 +30,7 @@ func (a *Agent) serverConfig() *server.Config {
 		ClientIntroduction: server.ClientIntroductionConfig{
 			Enforcement: c.Server.ClientIntroEnforcement, Tokens: c.Server.ClientIntroTokens},
 		SnapshotRestoreMaxBytes: int64(c.Server.SnapshotRestoreMaxMB) << 20,
+		DriverSchemas:           catalog.Builtin,
 	}
 	sc.TLS = a.rpcTLS // agent_tls.go
 	sc.RPCLimits = server.RPCLimits{HandshakeTimeout: c.Limits.RPCHandshakeTimeout, MaxConnsPerClient: c.Limits.RPCMaxConnsPerClient}
@@ -191,9 +192,10 @@ func (a *Agent) configMap() map[string]any {
 
 // parseJob is the JobParser of POST /v1/jobs/parse: vars (the content of a
 // variables file) goes through a temporary file, as jobspec reads var files
-// by path. HCL errors are 400s naming file:line:col.
+// by path. HCL errors, and drivers or driver config the built-in drivers'
+// schemas refuse, are 400s naming file:line:col.
 func parseJob(name string, body []byte, vars string) (*structs.Job, error) {
-	cfg := &jobspec.ParseConfig{Path: name, Body: body}
+	cfg := &jobspec.ParseConfig{Path: name, Body: body, Drivers: catalog.Builtin}
 	if strings.TrimSpace(vars) != "" {
 		f, err := os.CreateTemp("", "nomadish-vars-*.hcl")
 		if err != nil {

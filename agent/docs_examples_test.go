@@ -1,8 +1,8 @@
 package agent_test
 
 // TestDocsExamples checks every ```hcl block of website/*.md with the parser
-// that would read it: job files with jobspec (then Canonicalize and Validate,
-// as `nomadish job validate` does), agent configurations with agent/config
+// that would read it: job files with jobspec and the built-in drivers'
+// config schemas (then jobcheck.Check, as `nomadish job validate` does), agent configurations with agent/config
 // (LoadFile, merged over the defaults, then Validate, as `nomadish agent
 // -config` does). The rules (how a block is classified, how fragments are
 // wrapped, the <!-- example: ... --> markers) are written down at the top of
@@ -24,6 +24,8 @@ import (
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 
 	"github.com/nomadish/nomadish/agent/config"
+	"github.com/nomadish/nomadish/drivers/catalog"
+	"github.com/nomadish/nomadish/jobcheck"
 	"github.com/nomadish/nomadish/jobspec"
 )
 
@@ -345,10 +347,11 @@ func identityLines(b docBlock, text string) []int {
 	return lines
 }
 
-// checkJob parses src as the job file of b and, unless it has elisions,
-// canonicalizes and validates the job. Parse errors name the page and line.
+// checkJob parses src as the job file of b, checking the drivers' config
+// as `job validate` does, and, unless it has elisions, canonicalizes and
+// validates the job (jobcheck.Check). Parse errors name the page and line.
 func checkJob(b docBlock, src string, lines []int, elided bool) error {
-	job, _, err := jobspec.ParseWithWarnings(&jobspec.ParseConfig{Path: b.doc, Body: []byte(src)})
+	job, _, err := jobspec.ParseWithWarnings(&jobspec.ParseConfig{Path: b.doc, Body: []byte(src), Drivers: catalog.Builtin})
 	var perr *jobspec.Error
 	if errors.As(err, &perr) {
 		for _, d := range perr.Diags {
@@ -361,8 +364,7 @@ func checkJob(b docBlock, src string, lines []int, elided bool) error {
 	if err != nil || elided {
 		return err
 	}
-	job.Canonicalize()
-	if err := job.Validate(); err != nil {
+	if err := jobcheck.Check(job, catalog.Builtin); err != nil {
 		return fmt.Errorf("job validate: %w", err)
 	}
 	return nil

@@ -9,7 +9,8 @@ import (
 )
 
 // FuzzJobRegisterBody: the HTTP job register path's decoding and checking
-// (decodeBody, then prepareJob: Canonicalize and Validate) answers any
+// (decodeBody, then prepareJob: the ID, path and namespace checks; the
+// server's jobcheck.Prepare does the rest, FuzzJobRegisterRPC) answers any
 // body with a job or an error, and never panics. Seeded with the issue's
 // inputs: a null task group, a null task, null lists members elsewhere.
 func FuzzJobRegisterBody(f *testing.F) {

@@ -64,9 +64,12 @@ func (s *httpServer) register(w http.ResponseWriter, r *http.Request, pathID str
 	return reply, nil
 }
 
-// prepareJob checks a job from a request body and fills its defaults: an ID
-// is required, it must equal the path's ID when there is one, a missing
-// namespace comes from ?namespace=, then Canonicalize and Validate.
+// prepareJob makes the HTTP checks of a job from a request body: an ID is
+// required, it must equal the path's ID when there is one, and a missing
+// namespace or region comes from the request (?namespace=, ?region=, the
+// agent's region). Canonicalizing, validating and checking the drivers is
+// the server's, in one place (jobcheck.Prepare, called by Job.Register and
+// Job.Plan), whatever the job came as.
 func (s *httpServer) prepareJob(job *structs.Job, pathID string, wr structs.WriteRequest) error {
 	if job == nil {
 		return badRequest("Job must be specified")
@@ -82,10 +85,6 @@ func (s *httpServer) prepareJob(job *structs.Job, pathID string, wr structs.Writ
 	}
 	if job.Region == "" {
 		job.Region = wr.Region
-	}
-	job.Canonicalize()
-	if err := job.Validate(); err != nil {
-		return badRequest("%v", err)
 	}
 	return nil
 }

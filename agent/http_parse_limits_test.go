@@ -21,7 +21,7 @@ func TestJobsParseLimits(t *testing.T) {
 	}
 	parens := strings.Repeat("(", 80000) + "1" + strings.Repeat(")", 80000)
 	deep := "job \"deep\" {\n  priority = " + parens + "\n}\n"
-	good := "variable \"p\" {\n  default = 50\n}\njob \"ok\" {\n  priority = var.p\n  group \"g\" {\n    task \"t\" {\n      driver = \"exec\"\n    }\n  }\n}\n"
+	good := "variable \"p\" {\n  default = 50\n}\njob \"ok\" {\n  priority = var.p\n  group \"g\" {\n    task \"t\" {\n      driver = \"exec\"\n      config {\n        command = \"/bin/true\"\n      }\n    }\n  }\n}\n"
 	bomb := "locals {\n  x = length(setproduct(range(300), range(300), range(300)))\n}\n" + good
 
 	wantStatus(t, do(t, s, "POST", "/v1/jobs/parse", body(deep, "")), 400, "input.hcl:2:269: Nesting too deep")

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/nomadish/nomadish/drivers/catalog"
 	"github.com/nomadish/nomadish/jobspec"
 	"github.com/nomadish/nomadish/structs"
 )
@@ -71,7 +72,8 @@ func jobVarFlags(f *flags) *jobVars {
 }
 
 // parseJobFile reads and parses a job file ("-" is stdin) with the local
-// jobspec parser. On error it prints the message (which names
+// jobspec parser, checking each task's driver and config against the
+// built-in drivers' schemas. On error it prints the message (which names
 // file:line:col) and returns a nil job and exit code 1.
 func (m *Meta) parseJobFile(path string, v *jobVars) (*structs.Job, int) {
 	var body []byte
@@ -86,6 +88,7 @@ func (m *Meta) parseJobFile(path string, v *jobVars) (*structs.Job, int) {
 	}
 	job, warnings, err := jobspec.ParseWithWarnings(&jobspec.ParseConfig{
 		Path: path, Body: body, ArgVars: v.vars, VarFiles: v.files, Envs: os.Environ(),
+		Drivers: catalog.Builtin,
 	})
 	if err != nil {
 		return nil, m.errorf("parsing job file %s:\n%v", path, err)

@@ -3,10 +3,14 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/nomadish/nomadish/drivers/catalog"
+	"github.com/nomadish/nomadish/jobcheck"
 )
 
-// jobValidateCommand is `job validate [-var k=v]... FILE`: parse,
-// canonicalize and validate the job locally; nothing is sent.
+// jobValidateCommand is `job validate [-var k=v]... FILE`: parse (with the
+// drivers' config checks, at file:line:col), then canonicalize and validate
+// the job locally as the server would (jobcheck.Check); nothing is sent.
 func jobValidateCommand(m *Meta, args []string) int {
 	f := m.newFlags("job validate", "[options] FILE")
 	vars := jobVarFlags(f)
@@ -21,8 +25,7 @@ func jobValidateCommand(m *Meta, args []string) int {
 	if job == nil {
 		return code
 	}
-	job.Canonicalize()
-	if err := job.Validate(); err != nil {
+	if err := jobcheck.Check(job, catalog.Builtin); err != nil {
 		fmt.Fprintf(m.Err, "Error validating job %s:\n%v\n", pos[0], err)
 		return exitError
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/nomadish/nomadish/drivers/base"
+	"github.com/nomadish/nomadish/drivers/schema"
 )
 
 // DefaultFunc is a driver's enablement rule: given the host and its plugin
@@ -15,12 +16,14 @@ import (
 type DefaultFunc func(h base.Host, cfg map[string]any, ok bool) (map[string]any, bool)
 
 // Entry is one driver of a catalog: its name (and other names Serve and New
-// accept), its in-process constructor and its enablement rule.
+// accept), its in-process constructor, its enablement rule and its task
+// config schema (nil: the config is not checked at submission).
 type Entry struct {
 	Name    string
 	Aliases []string
 	New     func(hclog.Logger) base.Driver
 	Default DefaultFunc
+	Schema  *schema.Schema
 }
 
 // Catalog is a set of drivers. The built-in one is drivers/catalog.Builtin;
@@ -36,6 +39,18 @@ func (c Catalog) Names() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// TaskSchema returns the task config schema of the driver a job names
+// (aliases are not driver names in jobs): the catalog is a schema.Lookup
+// for jobspec and the server.
+func (c Catalog) TaskSchema(driver string) (*schema.Schema, bool) {
+	for _, e := range c {
+		if e.Name == driver {
+			return e.Schema, true
+		}
+	}
+	return nil, false
 }
 
 func (c Catalog) lookup(name string) (Entry, bool) {

@@ -110,6 +110,7 @@ func (p *parser) decodeTask(b *hclsyntax.Block) *structs.Task {
 		return nil
 	}
 	t := &structs.Task{Name: b.Labels[0]}
+	configBroken := false // the config block had errors: its required keys may be there
 	p.decodeBody(b.Body, bodySpec{
 		where: "task",
 		attrs: map[string]any{
@@ -118,9 +119,11 @@ func (p *parser) decodeTask(b *hclsyntax.Block) *structs.Task {
 		},
 		blocks: blockFuncs{
 			"config": func(b *hclsyntax.Block) {
+				n := len(p.diags)
 				if p.labels(b) {
 					t.Config = p.decodeConfig(b.Body)
 				}
+				configBroken = p.diags[n:].HasErrors()
 			},
 			"constraint": func(b *hclsyntax.Block) {
 				t.Constraints = appendNonNil(t.Constraints, p.decodeConstraint(b))
@@ -135,6 +138,7 @@ func (p *parser) decodeTask(b *hclsyntax.Block) *structs.Task {
 		},
 		multi: map[string]bool{"affinity": true, "constraint": true},
 	})
+	p.checkDriver(b, t, configBroken) // driver_config.go
 	return t
 }
 

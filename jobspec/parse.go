@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 
+	"github.com/nomadish/nomadish/drivers/schema"
 	"github.com/nomadish/nomadish/internal/hclutil"
 	"github.com/nomadish/nomadish/internal/suggest"
 	"github.com/nomadish/nomadish/structs"
@@ -34,6 +35,11 @@ type ParseConfig struct {
 	// Strict makes a var-file value for an undeclared variable an error
 	// instead of a warning. A -var for an undeclared variable is always an error.
 	Strict bool
+	// Drivers, when set, checks each task's driver and its config block
+	// against the drivers' schemas (the CLI and the agent pass
+	// drivers/catalog.Builtin): an unknown driver, an unknown, mistyped or
+	// missing config key is an error at its file:line:col. nil: not checked.
+	Drivers schema.Lookup
 
 	// limits overrides the default evaluation limits (tests).
 	limits hclutil.Limits

@@ -24,6 +24,7 @@ func (s *Server) endpointDeps() endpoints.Deps {
 		Cluster:       s,
 		Clock:         s.cfg.Clock,
 		Logger:        s.logger,
+		DriverSchemas: s.cfg.DriverSchemas,
 		Limits: endpoints.Limits{
 			JobMaxCount:        s.cfg.JobMaxCount,
 			ClientIntroduction: s.cfg.ClientIntroduction,

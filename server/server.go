@@ -13,6 +13,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/nomadish/nomadish/drivers/schema"
 	"github.com/nomadish/nomadish/internal/clock"
 	"github.com/nomadish/nomadish/server/broker"
 	"github.com/nomadish/nomadish/server/cluster"
@@ -91,6 +92,10 @@ type Config struct {
 	SnapshotRestoreMaxBytes int64
 	// RPCLimits bounds connections on the RPC port (rpc_limits.go).
 	RPCLimits RPCLimits
+	// DriverSchemas checks submitted jobs' drivers and driver config
+	// (jobcheck.Prepare); the agent sets drivers/catalog.Builtin. nil:
+	// driver names only, against the built-in names.
+	DriverSchemas schema.Lookup
 }
 
 // DefaultConfig returns a dev-friendly configuration.

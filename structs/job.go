@@ -144,7 +144,8 @@ const DefaultKillTimeout = 5 * time.Second
 // datacenters, counts, restart and reschedule policies (a group without one
 // takes the job's Reschedule, else the type's default), resources and kill
 // timeouts.
-// The HTTP API and the jobspec parser both call it before validation.
+// jobcheck.Prepare (the server, for every submitted job) and jobcheck.Check
+// (`job validate`) call it before validation.
 func (j *Job) Canonicalize() {
 	if j == nil {
 		return

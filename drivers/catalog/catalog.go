@@ -1,5 +1,7 @@
 // Package catalog lists the built-in drivers: adding a driver is one new
-// package under drivers/ (with Name, New and Default) plus one line here.
+// package under drivers/ (with Name, New, Default and Schema) plus one line
+// here. Builtin is also the schema.Lookup the CLI and the agent hand jobspec
+// and the server, so job files are checked against the drivers' schemas.
 // The agent hands Builtin to the client, and `nomadish plugin` serves from
 // it; the client itself imports no concrete driver.
 package catalog
@@ -18,9 +20,9 @@ import (
 
 // Builtin is the built-in drivers.
 var Builtin = drivers.Catalog{
-	{Name: rawexec.Name, New: rawexec.New, Default: rawexec.Default},
-	{Name: exec.Name, New: exec.New, Default: exec.Default},
-	{Name: docker.Name, New: docker.New, Default: docker.Default},
-	{Name: qemu.Name, New: func(l hclog.Logger) base.Driver { return qemu.New(l) }, Default: qemu.Default},
-	{Name: mock.Name, Aliases: []string{"mock"}, New: mock.New, Default: mock.Default},
+	{Name: rawexec.Name, New: rawexec.New, Default: rawexec.Default, Schema: rawexec.Schema},
+	{Name: exec.Name, New: exec.New, Default: exec.Default, Schema: exec.Schema},
+	{Name: docker.Name, New: docker.New, Default: docker.Default, Schema: docker.Schema},
+	{Name: qemu.Name, New: func(l hclog.Logger) base.Driver { return qemu.New(l) }, Default: qemu.Default, Schema: qemu.Schema},
+	{Name: mock.Name, Aliases: []string{"mock"}, New: mock.New, Default: mock.Default, Schema: mock.Schema},
 }

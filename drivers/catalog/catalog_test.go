@@ -52,3 +52,16 @@ func TestBuiltinEnabled(t *testing.T) {
 		}
 	}
 }
+
+// Every built-in driver declares its task config schema, found by the name
+// a job gives (not by an alias).
+func TestBuiltinSchemas(t *testing.T) {
+	for _, n := range Builtin.Names() {
+		if s, ok := Builtin.TaskSchema(n); !ok || s == nil || len(s.Fields) == 0 {
+			t.Errorf("TaskSchema(%q) = %v, %v", n, s, ok)
+		}
+	}
+	if _, ok := Builtin.TaskSchema("mock"); ok {
+		t.Error(`TaskSchema("mock"): an alias is not a driver name in jobs`)
+	}
+}

@@ -39,6 +39,7 @@ type authConfig struct {
 }
 
 // parseTaskConfig decodes the generic config map. Errors name the key.
+// A config it accepts is then checked against Schema, so the two agree.
 func parseTaskConfig(m map[string]any) (*taskConfig, error) {
 	c := &taskConfig{}
 	var errs []error
@@ -87,6 +88,12 @@ func parseTaskConfig(m map[string]any) (*taskConfig, error) {
 		errs = append(errs, errors.New("image is required"))
 	}
 	sort.Slice(errs, func(i, j int) bool { return errs[i].Error() < errs[j].Error() })
+	if len(errs) == 0 {
+		// What this function accepted, Schema must declare (schema.go).
+		if err := Schema.Validate(m); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	return c, errors.Join(errs...)
 }
 

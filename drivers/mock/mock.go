@@ -79,7 +79,7 @@ func parseConfig(c map[string]any) (*taskConfig, error) {
 	tc.StdoutString, _ = c["stdout_string"].(string)
 	tc.StderrString, _ = c["stderr_string"].(string)
 	tc.StartError, _ = c["start_error"].(string)
-	return &tc, nil
+	return &tc, Schema.Validate(c) // schema.go: no other key, strings are strings
 }
 
 func durationKey(c map[string]any, key string) (time.Duration, error) {

@@ -24,15 +24,13 @@ type taskConfig struct {
 	DriveInterface   string // default "ide"
 }
 
-var taskConfigKeys = []string{"image_path", "accelerator", "kernel", "initrd", "append", "args",
-	"port_map", "graceful_shutdown", "drive_interface"}
-
 // parseTaskConfig decodes the generic config map (see base.TaskConfig).
-// Errors name the key.
+// Errors name the key. The known keys are Schema's (schema.go), and a
+// config it accepts is checked against Schema too.
 func parseTaskConfig(c map[string]any, kvm bool) (*taskConfig, error) {
 	for k := range c {
-		if !contains(taskConfigKeys, k) {
-			return nil, fmt.Errorf("unknown config key %q (known: %s)", k, strings.Join(taskConfigKeys, ", "))
+		if _, ok := Schema.Field(k); !ok {
+			return nil, fmt.Errorf("unknown config key %q (known: %s)", k, strings.Join(Schema.Keys(), ", "))
 		}
 	}
 	tc := &taskConfig{Accelerator: "tcg", DriveInterface: "ide"}
@@ -63,7 +61,10 @@ func parseTaskConfig(c map[string]any, kvm bool) (*taskConfig, error) {
 	if tc.PortMap, err = portMap(c["port_map"]); err != nil {
 		return nil, err
 	}
-	return tc, tc.validate(kvm)
+	if err := tc.validate(kvm); err != nil {
+		return tc, err
+	}
+	return tc, Schema.Validate(c)
 }
 
 func (tc *taskConfig) validate(kvm bool) error {
@@ -202,13 +203,4 @@ func hostPorts(pm map[string]int, env map[string]string) ([][2]int, error) {
 		out = append(out, [2]int{hp, pm[l]})
 	}
 	return out, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/nomadish/nomadish/drivers/schema"
+
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/nomadish/nomadish/internal/clock"
@@ -100,6 +102,9 @@ type Deps struct {
 	Clock  clock.Clock
 	Logger hclog.Logger
 	Limits Limits
+	// DriverSchemas checks submitted jobs' drivers and driver config
+	// (jobcheck.Prepare); nil checks driver names only.
+	DriverSchemas schema.Lookup
 }
 
 func (d *Deps) validate() error {

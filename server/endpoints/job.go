@@ -1,22 +1,19 @@
 package endpoints
 
 import (
-	"fmt"
 	"reflect"
 	"strings"
 	"time"
 
 	"github.com/hashicorp/go-memdb"
 
+	"github.com/nomadish/nomadish/drivers/schema"
 	"github.com/nomadish/nomadish/internal/shared"
+	"github.com/nomadish/nomadish/jobcheck"
 	"github.com/nomadish/nomadish/scheduler"
 	"github.com/nomadish/nomadish/server/state"
 	"github.com/nomadish/nomadish/structs"
 )
-
-// knownDrivers are the task drivers nomadish knows (a node may still lack
-// one: that is a placement failure, not bad input).
-var knownDrivers = map[string]bool{"raw_exec": true, "exec": true, "docker": true, "qemu": true, "mock_driver": true}
 
 // Job serves the Job.* RPCs.
 type Job struct {
@@ -24,38 +21,16 @@ type Job struct {
 	lists shared.Cache // answers of Job.List shared by concurrent readers
 }
 
-// prepareJob copies, canonicalizes and validates a submitted job: 400 with
-// the validation message on bad input.
-func prepareJob(in *structs.Job, namespace string) (*structs.Job, error) {
-	if in == nil {
-		return nil, structs.NewCodedError(structs.ErrCodeBadRequest, "missing job")
-	}
-	job := in.Copy()
-	if job.Namespace == "" && namespace != "" {
-		job.Namespace = namespace
-	}
-	job.Canonicalize()
-	if err := job.Validate(); err != nil {
-		return nil, structs.NewCodedError(structs.ErrCodeBadRequest, "invalid job: %v", err)
-	}
-	var unknown []string
-	for _, tg := range job.TaskGroups {
-		for _, t := range tg.Tasks {
-			if !knownDrivers[t.Driver] {
-				unknown = append(unknown, fmt.Sprintf("group %q: task %q: unknown driver %q", tg.Name, t.Name, t.Driver))
-			}
-		}
-	}
-	if len(unknown) > 0 {
-		return nil, structs.NewCodedError(structs.ErrCodeBadRequest, "%s", strings.Join(unknown, "; "))
-	}
-	return job, nil
+// prepareJob copies, canonicalizes and validates a submitted job and
+// checks its drivers and their config (jobcheck.Prepare): 400 on bad input.
+func prepareJob(in *structs.Job, namespace string, drivers schema.Lookup) (*structs.Job, error) {
+	return jobcheck.Prepare(in, namespace, drivers)
 }
 
 // Register registers or updates a job and creates its evaluation, both in
 // one raft entry.
 func (e *Job) Register(args *structs.JobRegisterRequest, reply *structs.JobRegisterResponse) error {
-	job, err := prepareJob(args.Job, args.Namespace)
+	job, err := prepareJob(args.Job, args.Namespace, e.d.DriverSchemas)
 	if err != nil {
 		return err
 	}
@@ -231,7 +206,7 @@ func (e *Job) Evaluations(args *structs.JobSpecificRequest, reply *structs.JobEv
 // Plan dry-runs the scheduler for the job as it would be registered,
 // against a snapshot; nothing is written.
 func (e *Job) Plan(args *structs.JobPlanRequest, reply *structs.JobPlanResponse) error {
-	job, err := prepareJob(args.Job, args.Namespace)
+	job, err := prepareJob(args.Job, args.Namespace, e.d.DriverSchemas)
 	if err != nil {
 		return err
 	}

@@ -42,7 +42,7 @@ func TestJobNilAtEverySite(t *testing.T) {
 			if err := structs.CheckDecoded(req); err != nil {
 				return
 			}
-			if _, err := prepareJob(req.Job, req.Namespace); err != nil {
+			if _, err := prepareJob(req.Job, req.Namespace, nil); err != nil {
 				if code, _ := structs.ErrorCode(err); code != structs.ErrCodeBadRequest {
 					t.Errorf("nil at %s: %v", path, err)
 				}
@@ -79,7 +79,7 @@ func FuzzJobRegisterRPC(f *testing.F) {
 		if err := structs.CheckDecoded(&req); err != nil {
 			return
 		}
-		if _, err := prepareJob(req.Job, req.Namespace); err != nil {
+		if _, err := prepareJob(req.Job, req.Namespace, nil); err != nil {
 			if code, _ := structs.ErrorCode(err); code != structs.ErrCodeBadRequest {
 				t.Fatalf("not a 400: %v", err)
 			}
