@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"time"
 
 	"github.com/nomadish/nomadish/internal/clock"
 	"github.com/nomadish/nomadish/server/endpoints"
@@ -17,7 +16,7 @@ func (s *Server) runDrainer(ctx context.Context) {
 		State:  func() drainer.State { return s.State() },
 		Writer: drainWriter{apply: s.raftApply, clock: s.cfg.Clock},
 		Logger: s.logger,
-		Clock:  drainClock{s.cfg.Clock},
+		Clock:  s.cfg.Clock,
 	})
 	d.Run(ctx)
 }
@@ -39,15 +38,4 @@ func (w drainWriter) CompleteDrain(nodeID string, event *structs.NodeEvent) erro
 		NodeID: nodeID, NodeEvent: event, UpdatedAt: w.clock.Now().UnixNano(),
 	})
 	return err
-}
-
-// drainClock is the server's clock as the drainer's (its After is a
-// channel fed by the clock's AfterFunc), so drain deadlines follow the
-// same time as every other stamp.
-type drainClock struct{ clock.Clock }
-
-func (c drainClock) After(d time.Duration) <-chan time.Time {
-	ch := make(chan time.Time, 1)
-	c.AfterFunc(d, func() { ch <- c.Now() })
-	return ch
 }

@@ -34,9 +34,9 @@ type FakeDriver struct {
 }
 
 type fakeTask struct {
-	cfg    *taskrunner.TaskConfig
+	cfg    *base.TaskConfig
 	done   chan struct{}
-	result *taskrunner.ExitResult
+	result *base.ExitResult
 	timer  *time.Timer
 	ignore bool
 }
@@ -52,10 +52,10 @@ func (d *FakeDriver) Calls() []string {
 }
 
 // Started returns the configs of every task started, in order.
-func (d *FakeDriver) Started() []*taskrunner.TaskConfig {
+func (d *FakeDriver) Started() []*base.TaskConfig {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	var out []*taskrunner.TaskConfig
+	var out []*base.TaskConfig
 	for _, c := range d.calls {
 		var id string
 		if _, err := fmt.Sscanf(c, "start %s", &id); err == nil {
@@ -70,7 +70,7 @@ func (d *FakeDriver) record(format string, args ...any) {
 }
 
 // StartTask starts a pretend task.
-func (d *FakeDriver) StartTask(cfg *taskrunner.TaskConfig) (*taskrunner.TaskHandle, error) {
+func (d *FakeDriver) StartTask(cfg *base.TaskConfig) (*base.TaskHandle, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.record("start %s", cfg.ID)
@@ -91,9 +91,9 @@ func (d *FakeDriver) StartTask(cfg *taskrunner.TaskConfig) (*taskrunner.TaskHand
 		if err != nil {
 			return nil, fmt.Errorf("run_for: %w", err)
 		}
-		t.timer = time.AfterFunc(dur, func() { d.exit(cfg.ID, &taskrunner.ExitResult{ExitCode: code}) })
+		t.timer = time.AfterFunc(dur, func() { d.exit(cfg.ID, &base.ExitResult{ExitCode: code}) })
 	}
-	return &taskrunner.TaskHandle{Version: 1, Config: cfg, State: base.TaskStateRunning, DriverState: []byte(cfg.ID)}, nil
+	return &base.TaskHandle{Version: 1, Config: cfg, State: base.TaskStateRunning, DriverState: []byte(cfg.ID)}, nil
 }
 
 func toInt(v any) int {
@@ -111,7 +111,7 @@ func toInt(v any) int {
 }
 
 // exit ends a task once.
-func (d *FakeDriver) exit(id string, res *taskrunner.ExitResult) {
+func (d *FakeDriver) exit(id string, res *base.ExitResult) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	t := d.tasks[id]
@@ -126,17 +126,17 @@ func (d *FakeDriver) exit(id string, res *taskrunner.ExitResult) {
 }
 
 // Exit ends a running task with the given exit code (for tests).
-func (d *FakeDriver) Exit(id string, code int) { d.exit(id, &taskrunner.ExitResult{ExitCode: code}) }
+func (d *FakeDriver) Exit(id string, code int) { d.exit(id, &base.ExitResult{ExitCode: code}) }
 
 // WaitTask returns a channel that yields the task's exit.
-func (d *FakeDriver) WaitTask(ctx context.Context, id string) (<-chan *taskrunner.ExitResult, error) {
+func (d *FakeDriver) WaitTask(ctx context.Context, id string) (<-chan *base.ExitResult, error) {
 	d.mu.Lock()
 	t := d.tasks[id]
 	d.mu.Unlock()
 	if t == nil {
 		return nil, fmt.Errorf("fake: unknown task %q", id)
 	}
-	ch := make(chan *taskrunner.ExitResult, 1)
+	ch := make(chan *base.ExitResult, 1)
 	go func() {
 		select {
 		case <-t.done:
@@ -158,14 +158,14 @@ func (d *FakeDriver) StopTask(id string, timeout time.Duration, signal string) e
 		return fmt.Errorf("fake: unknown task %q", id)
 	}
 	if !t.ignore {
-		d.exit(id, &taskrunner.ExitResult{ExitCode: 143, Signal: 15})
+		d.exit(id, &base.ExitResult{ExitCode: 143, Signal: 15})
 	}
 	return nil
 }
 
 // DestroyTask forgets the task, killing it (signal 9) if still running.
 func (d *FakeDriver) DestroyTask(id string, force bool) error {
-	d.exit(id, &taskrunner.ExitResult{ExitCode: 137, Signal: 9})
+	d.exit(id, &base.ExitResult{ExitCode: 137, Signal: 9})
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.record("destroy %s", id)
@@ -173,7 +173,7 @@ func (d *FakeDriver) DestroyTask(id string, force bool) error {
 }
 
 // RecoverTask re-attaches to a task this driver still runs.
-func (d *FakeDriver) RecoverTask(h *taskrunner.TaskHandle) error {
+func (d *FakeDriver) RecoverTask(h *base.TaskHandle) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.record("recover %s", h.Config.ID)

@@ -10,7 +10,6 @@ import (
 
 	"github.com/nomadish/nomadish/client/clienttest"
 	"github.com/nomadish/nomadish/client/pluginmgr"
-	"github.com/nomadish/nomadish/client/taskrunner"
 	"github.com/nomadish/nomadish/drivers/base"
 )
 
@@ -82,7 +81,7 @@ func TestCrashedPluginIsRelaunched(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		h, err := drv.StartTask(&taskrunner.TaskConfig{ID: "t1"})
+		h, err := drv.StartTask(&base.TaskConfig{ID: "t1"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -109,7 +108,7 @@ func TestProxyFailsWhilePluginDown(t *testing.T) {
 		m.Start()
 		defer m.Shutdown()
 		drv, _ := m.Driver("raw_exec")
-		if _, err := drv.StartTask(&taskrunner.TaskConfig{ID: "x"}); !errors.Is(err, base.ErrPluginShutdown) {
+		if _, err := drv.StartTask(&base.TaskConfig{ID: "x"}); !errors.Is(err, base.ErrPluginShutdown) {
 			t.Fatalf("err = %v", err)
 		}
 	})
@@ -141,7 +140,7 @@ func TestInvalidConfigIsUnhealthyNotRetried(t *testing.T) {
 			t.Fatalf("infos %+v attrs %v", m.Infos(), m.Attributes())
 		}
 		drv, _ := m.Driver("raw_exec")
-		if _, err := drv.StartTask(&taskrunner.TaskConfig{ID: "x"}); !errors.Is(err, pluginmgr.ErrInvalidConfig) {
+		if _, err := drv.StartTask(&base.TaskConfig{ID: "x"}); !errors.Is(err, pluginmgr.ErrInvalidConfig) {
 			t.Fatalf("start on a misconfigured driver: %v", err)
 		}
 	})

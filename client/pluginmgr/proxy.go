@@ -52,7 +52,7 @@ func (p *proxy) current() (Plugin, error) {
 	return nil, p.check(fmt.Errorf("driver %q: %w", p.name, base.ErrPluginShutdown))
 }
 
-func (p *proxy) StartTask(cfg *taskrunner.TaskConfig) (*taskrunner.TaskHandle, error) {
+func (p *proxy) StartTask(cfg *base.TaskConfig) (*base.TaskHandle, error) {
 	pl, err := p.current()
 	if err != nil {
 		return nil, err
@@ -61,7 +61,7 @@ func (p *proxy) StartTask(cfg *taskrunner.TaskConfig) (*taskrunner.TaskHandle, e
 	return h, p.check(err)
 }
 
-func (p *proxy) WaitTask(ctx context.Context, id string) (<-chan *taskrunner.ExitResult, error) {
+func (p *proxy) WaitTask(ctx context.Context, id string) (<-chan *base.ExitResult, error) {
 	pl, err := p.current()
 	if err != nil {
 		return nil, err
@@ -86,7 +86,7 @@ func (p *proxy) DestroyTask(id string, force bool) error {
 	return p.check(pl.DestroyTask(id, force))
 }
 
-func (p *proxy) RecoverTask(h *taskrunner.TaskHandle) error {
+func (p *proxy) RecoverTask(h *base.TaskHandle) error {
 	pl, err := p.current()
 	if err != nil {
 		return err

@@ -7,26 +7,22 @@ import (
 	"github.com/nomadish/nomadish/structs"
 )
 
-// TaskDiscoverer is the optional driver interface the runner uses to find
-// its task again when it holds no handle (base.TaskDiscoverer).
-type TaskDiscoverer = base.TaskDiscoverer
-
 // discover runs before the first start of a task for which the runner
 // holds no handle: a new task, or one whose handle went with a corrupt or
 // deleted state file while the task kept running. A driver implementing
-// TaskDiscoverer is asked for a running task of this alloc and name; when
+// base.TaskDiscoverer is asked for a running task of this alloc and name; when
 // it finds one, the runner adopts it (state running, handle persisted) and
 // reports true, so the task is never started a second time. Any other
 // answer means: start the task. While the plugin is down the question is
 // retried as a re-attach is, so a relaunching plugin cannot cause a
 // duplicate.
 func (tr *TaskRunner) discover() bool {
-	d, ok := tr.cfg.Driver.(TaskDiscoverer)
+	d, ok := tr.cfg.Driver.(base.TaskDiscoverer)
 	if !ok || tr.detached() { // killed: still look, so a found task is stopped
 		return false
 	}
 	cfg := tr.taskConfig()
-	var h *TaskHandle
+	var h *base.TaskHandle
 	err := tr.whilePluginDown(func() error {
 		var err error
 		h, err = d.DiscoverTask(cfg)

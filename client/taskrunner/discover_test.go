@@ -9,7 +9,6 @@ import (
 	"testing/synctest"
 
 	"github.com/nomadish/nomadish/client/clienttest"
-	"github.com/nomadish/nomadish/client/taskrunner"
 	"github.com/nomadish/nomadish/drivers/base"
 	"github.com/nomadish/nomadish/structs"
 )
@@ -19,7 +18,7 @@ import (
 // an earlier client started), or answers err.
 type discoveringDriver struct {
 	*clienttest.FakeDriver
-	found *taskrunner.TaskHandle
+	found *base.TaskHandle
 	err   error
 	asked []string // alloc/task of each DiscoverTask call
 }
@@ -42,7 +41,7 @@ var _ base.TaskDiscoverer = (*discoveringDriver)(nil)
 
 // earlierTask starts the task in drv as a previous client would have, and
 // returns its handle (which the runner under test never sees).
-func earlierTask(t *testing.T, drv *clienttest.FakeDriver, alloc *structs.Allocation) *taskrunner.TaskHandle {
+func earlierTask(t *testing.T, drv *clienttest.FakeDriver, alloc *structs.Allocation) *base.TaskHandle {
 	t.Helper()
 	task := alloc.Job.TaskGroups[0].Tasks[0]
 	h, err := drv.StartTask(&base.TaskConfig{ID: alloc.ID + "/" + task.Name + "/old00001", Name: task.Name,

@@ -10,16 +10,9 @@ import (
 // Driver is what a task runner needs from a driver plugin: the subset of
 // drivers/base.Driver it calls (CONVENTIONS 2), which satisfies it.
 type Driver interface {
-	StartTask(cfg *TaskConfig) (*TaskHandle, error)
-	WaitTask(ctx context.Context, taskID string) (<-chan *ExitResult, error)
+	StartTask(cfg *base.TaskConfig) (*base.TaskHandle, error)
+	WaitTask(ctx context.Context, taskID string) (<-chan *base.ExitResult, error)
 	StopTask(taskID string, timeout time.Duration, signal string) error
 	DestroyTask(taskID string, force bool) error
-	RecoverTask(h *TaskHandle) error
+	RecoverTask(h *base.TaskHandle) error
 }
-
-// The driver plugin contract's data types, declared in drivers/base.
-type (
-	TaskConfig = base.TaskConfig
-	TaskHandle = base.TaskHandle
-	ExitResult = base.ExitResult
-)

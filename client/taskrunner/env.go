@@ -110,14 +110,14 @@ func nodeTaskResources(alloc *structs.Allocation, task *structs.Task, node *stru
 // rotation; `disabled = true` leaves StdoutPath and StderrPath empty, which
 // every driver honours by sending the streams to /dev/null (no log files,
 // as Nomad's logs.disabled).
-func BuildTaskConfig(id string, alloc *structs.Allocation, task *structs.Task, dir *allocdir.AllocDir, region, dc string, node *structs.Node) *TaskConfig {
+func BuildTaskConfig(id string, alloc *structs.Allocation, task *structs.Task, dir *allocdir.AllocDir, region, dc string, node *structs.Node) *base.TaskConfig {
 	jobName := alloc.JobID
 	if alloc.Job != nil {
 		jobName = alloc.Job.Name
 	}
 	nodeVals := NodeValues(node, region)
 	env := BuildEnv(alloc, task, dir, region, dc, nodeVals)
-	cfg := &TaskConfig{
+	cfg := &base.TaskConfig{
 		ID:            id,
 		JobName:       jobName,
 		TaskGroupName: alloc.TaskGroup,

@@ -20,7 +20,7 @@ func pluginDown(err error) bool { return errors.Is(err, base.ErrPluginShutdown) 
 // reattach calls RecoverTask on h until it works, fails for a reason other
 // than the plugin being down, reattachFor passes, or Kill is called. It
 // reports whether the runner is attached again.
-func (tr *TaskRunner) reattach(h *TaskHandle) bool {
+func (tr *TaskRunner) reattach(h *base.TaskHandle) bool {
 	err := tr.whilePluginDown(func() error { return tr.cfg.Driver.RecoverTask(h) })
 	if err != nil {
 		tr.logger.Warn("cannot re-attach to task", "error", err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/nomadish/nomadish/drivers/base"
 	"github.com/nomadish/nomadish/structs"
 )
 
@@ -60,7 +61,7 @@ func (tr *TaskRunner) Restart(ctx context.Context) error {
 // stops the task with its kill signal and timeout, and returns its exit.
 // A request for another (older) instance is refused with ErrTaskNotRunning
 // and res is nil: keep waiting.
-func (tr *TaskRunner) restartKill(h *TaskHandle, ch <-chan *ExitResult, req restartReq) *ExitResult {
+func (tr *TaskRunner) restartKill(h *base.TaskHandle, ch <-chan *base.ExitResult, req restartReq) *base.ExitResult {
 	if req.taskID != h.Config.ID {
 		req.reply <- ErrTaskNotRunning
 		return nil
@@ -76,7 +77,7 @@ func (tr *TaskRunner) restartKill(h *TaskHandle, ch <-chan *ExitResult, req rest
 	if err := tr.cfg.Driver.StopTask(h.Config.ID, timeout, tr.cfg.Task.KillSignal); err != nil {
 		tr.logger.Warn("stopping task for restart", "error", err)
 	}
-	res := &ExitResult{ExitCode: -1, Err: errWaitClosed}
+	res := &base.ExitResult{ExitCode: -1, Err: errWaitClosed}
 	t := time.NewTimer(timeout + killGrace)
 	defer t.Stop()
 	select {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/nomadish/nomadish/drivers/base"
 	"github.com/nomadish/nomadish/structs"
 )
 
@@ -37,7 +38,7 @@ type RestartDecision struct {
 // exit is restarted per policy: up to Attempts restarts per Interval, each
 // after Delay; past that, mode "fail" fails the task and mode "delay" waits
 // for the interval to end and starts a new one. Pure: now is passed in.
-func NextRestart(p *structs.RestartPolicy, jobType string, st RestartState, result *ExitResult, startErrRecoverable bool, now time.Time) (RestartDecision, RestartState) {
+func NextRestart(p *structs.RestartPolicy, jobType string, st RestartState, result *base.ExitResult, startErrRecoverable bool, now time.Time) (RestartDecision, RestartState) {
 	if result != nil && result.Successful() && (jobType == structs.JobTypeBatch || jobType == structs.JobTypeSysBatch) {
 		return RestartDecision{Reason: "Task completed successfully"}, st
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nomadish/nomadish/drivers/base"
 	"github.com/nomadish/nomadish/structs"
 )
 
@@ -12,14 +13,14 @@ func TestNextRestart(t *testing.T) {
 	t0 := time.Unix(1_000_000, 0)
 	fail := &structs.RestartPolicy{Attempts: 2, Interval: time.Minute, Delay: 5 * time.Second, Mode: structs.RestartPolicyModeFail}
 	delay := &structs.RestartPolicy{Attempts: 1, Interval: time.Minute, Delay: 5 * time.Second, Mode: structs.RestartPolicyModeDelay}
-	exit0 := &ExitResult{}
-	exit1 := &ExitResult{ExitCode: 1}
+	exit0 := &base.ExitResult{}
+	exit1 := &base.ExitResult{ExitCode: 1}
 	cases := []struct {
 		name      string
 		p         *structs.RestartPolicy
 		jobType   string
 		st        RestartState
-		res       *ExitResult
+		res       *base.ExitResult
 		recov     bool
 		now       time.Time
 		restart   bool
@@ -33,8 +34,8 @@ func TestNextRestart(t *testing.T) {
 		{"second within", fail, structs.JobTypeBatch, RestartState{Count: 1, IntervalStart: t0}, exit1, false, t0.Add(10 * time.Second), true, false, 5 * time.Second, 2},
 		{"third exceeds fail", fail, structs.JobTypeBatch, RestartState{Count: 2, IntervalStart: t0}, exit1, false, t0.Add(20 * time.Second), false, true, 0, 3},
 		{"interval over resets", fail, structs.JobTypeBatch, RestartState{Count: 2, IntervalStart: t0}, exit1, false, t0.Add(time.Minute), true, false, 5 * time.Second, 1},
-		{"signal is failure", fail, structs.JobTypeBatch, RestartState{}, &ExitResult{Signal: 9}, false, t0, true, false, 5 * time.Second, 1},
-		{"driver error is failure", fail, structs.JobTypeBatch, RestartState{}, &ExitResult{Err: errors.New("x")}, false, t0, true, false, 5 * time.Second, 1},
+		{"signal is failure", fail, structs.JobTypeBatch, RestartState{}, &base.ExitResult{Signal: 9}, false, t0, true, false, 5 * time.Second, 1},
+		{"driver error is failure", fail, structs.JobTypeBatch, RestartState{}, &base.ExitResult{Err: errors.New("x")}, false, t0, true, false, 5 * time.Second, 1},
 		{"zero attempts fail", &structs.RestartPolicy{Mode: "fail", Interval: time.Minute}, structs.JobTypeService, RestartState{}, exit1, false, t0, false, true, 0, 1},
 		{"delay mode waits out interval", delay, structs.JobTypeService, RestartState{Count: 1, IntervalStart: t0}, exit1, false, t0.Add(20 * time.Second), true, false, 40 * time.Second, 0},
 		{"delay mode at least delay", delay, structs.JobTypeService, RestartState{Count: 1, IntervalStart: t0}, exit1, false, t0.Add(58 * time.Second), true, false, 5 * time.Second, 0},

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/nomadish/nomadish/drivers/base"
 	"github.com/nomadish/nomadish/structs"
 )
 
@@ -104,7 +105,7 @@ func (tr *TaskRunner) start() bool {
 }
 
 // taskConfig builds the driver's config for a new instance of the task.
-func (tr *TaskRunner) taskConfig() *TaskConfig {
+func (tr *TaskRunner) taskConfig() *base.TaskConfig {
 	id := fmt.Sprintf("%s/%s/%s", tr.cfg.Alloc.ID, tr.cfg.Task.Name, structs.GenerateUUID()[:8])
 	var node *structs.Node
 	if tr.cfg.Node != nil {
@@ -117,7 +118,7 @@ func (tr *TaskRunner) taskConfig() *TaskConfig {
 // task, marks it dead and reports stopped; Detach also reports stopped,
 // leaving the task alone. When the driver plugin dies it re-attaches to the
 // task through the relaunched plugin and waits again.
-func (tr *TaskRunner) waitOrKill() (*ExitResult, bool) {
+func (tr *TaskRunner) waitOrKill() (*base.ExitResult, bool) {
 	h := tr.Handle()
 	for {
 		res, ch, cancel := tr.wait(h)
@@ -126,7 +127,7 @@ func (tr *TaskRunner) waitOrKill() (*ExitResult, bool) {
 			case r, ok := <-ch:
 				res = r
 				if !ok || res == nil {
-					res = &ExitResult{ExitCode: -1, Err: errWaitClosed}
+					res = &base.ExitResult{ExitCode: -1, Err: errWaitClosed}
 				}
 			case <-tr.killCh:
 				tr.kill(h.Config.ID, ch)
@@ -163,18 +164,18 @@ func (tr *TaskRunner) waitOrKill() (*ExitResult, bool) {
 }
 
 // wait calls WaitTask; a failure to wait comes back as an exit result.
-func (tr *TaskRunner) wait(h *TaskHandle) (*ExitResult, <-chan *ExitResult, context.CancelFunc) {
+func (tr *TaskRunner) wait(h *base.TaskHandle) (*base.ExitResult, <-chan *base.ExitResult, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(context.Background())
 	ch, err := tr.cfg.Driver.WaitTask(ctx, h.Config.ID)
 	if err != nil {
-		return &ExitResult{ExitCode: -1, Err: err}, nil, cancel
+		return &base.ExitResult{ExitCode: -1, Err: err}, nil, cancel
 	}
 	return nil, ch, cancel
 }
 
 // kill stops a running task and marks it dead (not failed); ch, the
 // task's wait channel, is nil when the wait stream was lost.
-func (tr *TaskRunner) kill(id string, ch <-chan *ExitResult) {
+func (tr *TaskRunner) kill(id string, ch <-chan *base.ExitResult) {
 	timeout := tr.cfg.Task.KillTimeout
 	if timeout <= 0 {
 		timeout = structs.DefaultKillTimeout
@@ -205,7 +206,7 @@ func (tr *TaskRunner) kill(id string, ch <-chan *ExitResult) {
 }
 
 // onTerminated records an exit and cleans the driver's task up.
-func (tr *TaskRunner) onTerminated(res *ExitResult) {
+func (tr *TaskRunner) onTerminated(res *base.ExitResult) {
 	ev := structs.NewTaskEvent(structs.TaskTerminated, tr.now())
 	ev.ExitCode, ev.Signal = res.ExitCode, res.Signal
 	msg := fmt.Sprintf("Exit Code: %d", res.ExitCode)
@@ -235,7 +236,7 @@ func (tr *TaskRunner) onTerminated(res *ExitResult) {
 
 // afterExit applies the restart policy after an exit (res nil: the start
 // failed). It reports whether to run the task again, after the delay.
-func (tr *TaskRunner) afterExit(res *ExitResult) bool {
+func (tr *TaskRunner) afterExit(res *base.ExitResult) bool {
 	tg := (*structs.TaskGroup)(nil)
 	jobType := structs.JobTypeService
 	if j := tr.cfg.Alloc.Job; j != nil {

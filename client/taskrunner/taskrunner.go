@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/nomadish/nomadish/client/allocdir"
+	"github.com/nomadish/nomadish/drivers/base"
 	"github.com/nomadish/nomadish/structs"
 )
 
@@ -49,7 +50,7 @@ type Config struct {
 
 // persisted is what the state db holds per task.
 type persisted struct {
-	Handle  *TaskHandle
+	Handle  *base.TaskHandle
 	State   *structs.TaskState
 	Restart RestartState
 }
@@ -63,7 +64,7 @@ type TaskRunner struct {
 
 	mu      sync.Mutex // guards the fields below
 	state   *structs.TaskState
-	handle  *TaskHandle
+	handle  *base.TaskHandle
 	restart RestartState
 	updated *structs.Allocation // newest alloc from Update (update.go), nil: cfg.Alloc
 
@@ -122,7 +123,7 @@ func (tr *TaskRunner) State() *structs.TaskState {
 }
 
 // Handle returns the current driver handle (nil when not running).
-func (tr *TaskRunner) Handle() *TaskHandle {
+func (tr *TaskRunner) Handle() *base.TaskHandle {
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
 	return tr.handle

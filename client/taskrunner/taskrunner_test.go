@@ -263,19 +263,19 @@ type crashingDriver struct {
 	downTill time.Time
 }
 
-func (d *crashingDriver) WaitTask(ctx context.Context, id string) (<-chan *taskrunner.ExitResult, error) {
+func (d *crashingDriver) WaitTask(ctx context.Context, id string) (<-chan *base.ExitResult, error) {
 	d.waits++
 	if d.waits == 1 {
 		d.downTill = time.Now().Add(time.Second)
-		ch := make(chan *taskrunner.ExitResult, 1)
-		ch <- &taskrunner.ExitResult{ExitCode: -1, Err: fmt.Errorf("stream: %w", base.ErrPluginShutdown)}
+		ch := make(chan *base.ExitResult, 1)
+		ch <- &base.ExitResult{ExitCode: -1, Err: fmt.Errorf("stream: %w", base.ErrPluginShutdown)}
 		close(ch)
 		return ch, nil
 	}
 	return d.FakeDriver.WaitTask(ctx, id)
 }
 
-func (d *crashingDriver) RecoverTask(h *taskrunner.TaskHandle) error {
+func (d *crashingDriver) RecoverTask(h *base.TaskHandle) error {
 	if time.Now().Before(d.downTill) {
 		return fmt.Errorf("dial: %w", base.ErrPluginShutdown)
 	}

@@ -1,5 +1,6 @@
-// Package clock is the one clock interface of the server's long-lived parts
-// (eval broker, heartbeats, deployment watcher): they take a Clock
+// Package clock is the one clock interface of the server (every time stamped
+// into state, the eval broker, heartbeats, plan applier, deployment watcher
+// and node drainer): they take a Clock
 // instead of calling time.Now and time.AfterFunc, so tests drive them with
 // clocktest.FakeClock or inside testing/synctest.
 package clock

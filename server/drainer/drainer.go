@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/nomadish/nomadish/internal/clock"
+
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-memdb"
 
@@ -29,21 +31,6 @@ type Writer interface {
 	CompleteDrain(nodeID string, event *structs.NodeEvent) error
 }
 
-// Clock is the drainer's time source; tests inject a fake.
-type Clock interface {
-	Now() time.Time
-	After(d time.Duration) <-chan time.Time
-}
-
-// RealClock is the wall clock.
-type RealClock struct{}
-
-// Now returns time.Now().
-func (RealClock) Now() time.Time { return time.Now() }
-
-// After returns time.After(d).
-func (RealClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
-
 // DefaultInterval is how often the drainer looks again without a state
 // change (health timers and deadlines pass without one).
 const DefaultInterval = time.Second
@@ -53,7 +40,7 @@ const DefaultInterval = time.Second
 type Config struct {
 	State    func() State
 	Writer   Writer
-	Clock    Clock
+	Clock    clock.Clock // the server's one clock (default: the wall clock)
 	Interval time.Duration
 	Logger   hclog.Logger
 }
@@ -66,7 +53,7 @@ type Drainer struct {
 // New returns a drainer; nil Clock, Interval and Logger take defaults.
 func New(cfg Config) *Drainer {
 	if cfg.Clock == nil {
-		cfg.Clock = RealClock{}
+		cfg.Clock = clock.Real{}
 	}
 	if cfg.Interval <= 0 {
 		cfg.Interval = DefaultInterval
@@ -88,13 +75,17 @@ func (d *Drainer) Run(ctx context.Context) {
 		}
 		wctx, cancel := context.WithCancel(ctx)
 		changed := ws.WatchCh(wctx)
+		tick := make(chan struct{}, 1)
+		timer := d.cfg.Clock.AfterFunc(d.cfg.Interval, func() { tick <- struct{}{} })
 		select {
 		case <-ctx.Done():
+			timer.Stop()
 			cancel()
 			return
 		case <-changed:
-		case <-d.cfg.Clock.After(d.cfg.Interval):
+		case <-tick:
 		}
+		timer.Stop()
 		cancel()
 	}
 }

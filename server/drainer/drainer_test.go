@@ -2,10 +2,10 @@ package drainer
 
 import (
 	"context"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/nomadish/nomadish/internal/clock/clocktest"
 	"github.com/nomadish/nomadish/server/state"
 	"github.com/nomadish/nomadish/structs"
 )
@@ -26,25 +26,14 @@ func (w *storeWriter) CompleteDrain(nodeID string, ev *structs.NodeEvent) error 
 	return w.st.UpdateNodeDrain(w.index, nodeID, nil, false, ev, 0)
 }
 
-type fakeClock struct {
-	mu    sync.Mutex
-	now   time.Time // guarded by mu
-	after chan time.Time
+// newClock is the shared fake clock, at t0.
+func newClock(t *testing.T) *clocktest.FakeClock {
+	c := clocktest.NewFakeClock()
+	if !c.Now().Equal(t0) {
+		t.Fatalf("fake clock starts at %v, tests expect %v", c.Now(), t0)
+	}
+	return c
 }
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) set(t time.Time) {
-	c.mu.Lock()
-	c.now = t
-	c.mu.Unlock()
-}
-
-func (c *fakeClock) After(time.Duration) <-chan time.Time { return c.after }
 
 func TestRoundMarksWritesEvalsAndCompletes(t *testing.T) {
 	st, err := state.New(nil)
@@ -52,7 +41,7 @@ func TestRoundMarksWritesEvalsAndCompletes(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := &storeWriter{st: st, index: 100}
-	clock := &fakeClock{now: t0}
+	clock := newClock(t)
 	d := New(Config{State: func() State { return st }, Writer: w, Clock: clock})
 
 	job := (&world{jobs: map[structs.NamespacedID]*structs.Job{}}).job("web", structs.JobTypeService, 2, 1)
@@ -89,7 +78,7 @@ func TestRoundMarksWritesEvalsAndCompletes(t *testing.T) {
 
 	// Past the deadline the rest is marked; once both are stopped the
 	// drain completes and the node stays ineligible.
-	clock.set(t0.Add(time.Minute))
+	clock.Advance(time.Minute)
 	if err := d.Round(nil); err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +132,7 @@ func TestRunWakesOnStateChangeAndClock(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := &signalWriter{storeWriter: storeWriter{st: st, index: 100}, wrote: make(chan string, 4)}
-	clock := &fakeClock{now: t0, after: make(chan time.Time)}
+	clock := newClock(t)
 	d := New(Config{State: func() State { return st }, Writer: w, Clock: clock})
 	job := (&world{jobs: map[structs.NamespacedID]*structs.Job{}}).job("web", structs.JobTypeService, 2, 1)
 	if err := st.UpsertJob(1, job, nil); err != nil {
@@ -172,9 +161,18 @@ func TestRunWakesOnStateChangeAndClock(t *testing.T) {
 	}
 	// Its own write wakes it again, but the replacement is not healthy:
 	// nothing more until the clock passes the deadline.
-	clock.set(t0.Add(time.Minute))
-	clock.after <- t0.Add(time.Minute)
-	if got := <-w.wrote; got != "mark" {
+	clock.Advance(time.Minute)
+	// Run may be between a round and its wait: fire its interval timer
+	// until it plans again (it reads the clock past the deadline now).
+	got := ""
+	for i := 0; got == "" && i < 1000; i++ {
+		clock.Advance(time.Second)
+		select {
+		case got = <-w.wrote:
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	if got != "mark" {
 		t.Fatalf("after the deadline %q", got)
 	}
 	if b, _ := st.AllocByID(nil, a1.ID); !b.DesiredTransition.ShouldMigrate() {
@@ -184,7 +182,7 @@ func TestRunWakesOnStateChangeAndClock(t *testing.T) {
 
 func TestRunStopsWithContext(t *testing.T) {
 	st, _ := state.New(nil)
-	d := New(Config{State: func() State { return st }, Writer: &storeWriter{st: st}, Clock: &fakeClock{now: t0}})
+	d := New(Config{State: func() State { return st }, Writer: &storeWriter{st: st}, Clock: newClock(t)})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { d.Run(ctx); close(done) }()
@@ -201,7 +199,7 @@ func TestRoundNodesDrainingTogetherShareBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := &storeWriter{st: st, index: 100}
-	d := New(Config{State: func() State { return st }, Writer: w, Clock: &fakeClock{now: t0}})
+	d := New(Config{State: func() State { return st }, Writer: w, Clock: newClock(t)})
 	job := (&world{jobs: map[structs.NamespacedID]*structs.Job{}}).job("web", structs.JobTypeService, 2, 1)
 	if err := st.UpsertJob(1, job, nil); err != nil {
 		t.Fatal(err)

@@ -1,5 +1,5 @@
 // Package clocktest holds the fake clock that tests of the server's timed
-// parts (broker, heartbeats, deployment watcher) share.
+// parts (broker, heartbeats, deployment watcher, drainer, endpoints) share.
 package clocktest
 
 import (
