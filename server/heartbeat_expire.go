@@ -66,7 +66,7 @@ func (s *Server) invalidateHeartbeat(nodeID string) {
 		return
 	}
 	if status == structs.NodeStatusDisconnected {
-		s.heartbeats.arm(nodeID, window)
+		s.heartbeats.Arm(nodeID, window)
 	}
 	if _, _, err := endpoints.CreateNodeEvals(s.State(), s.raftApply, s.cfg.Clock.Now(), nodeID, index); err != nil {
 		s.logger.Error("creating evals for node that missed its heartbeat TTL", "node", nodeID, "error", err)

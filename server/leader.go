@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/nomadish/nomadish/server/heartbeat"
+
 	"github.com/nomadish/nomadish/server/broker"
 	"github.com/nomadish/nomadish/server/planapply"
 	"github.com/nomadish/nomadish/server/state"
@@ -42,7 +44,7 @@ func (s *Server) setupLeaderDuties() state.Notifier {
 	s.broker = broker.NewEvalBroker(broker.BrokerConfig{Logger: s.logger, Clock: s.cfg.Clock})
 	s.blocked = broker.NewBlockedEvals(s.broker, s.logger)
 	s.planner = planapply.New(planapply.Config{State: planState{s.State}, Commit: planCommitter{s.raftApply}, Logger: s.logger, Now: s.cfg.Clock.Now})
-	s.heartbeats = newHeartbeater(s.cfg.Clock, s.cfg.MinHeartbeatTTL, s.cfg.HeartbeatGrace, s.cfg.MaxHeartbeatsPerSecond, s.invalidateHeartbeat)
+	s.heartbeats = heartbeat.New(s.cfg.Clock, s.cfg.MinHeartbeatTTL, s.cfg.HeartbeatGrace, s.cfg.MaxHeartbeatsPerSecond, s.invalidateHeartbeat)
 	return &leaderNotifier{broker: s.broker, blocked: s.blocked}
 }
 
@@ -152,7 +154,7 @@ func (s *Server) establishLeadership() error {
 func (s *Server) revokeLeadership() {
 	s.broker.SetEnabled(false)
 	s.blocked.SetEnabled(false)
-	s.heartbeats.setEnabled(false)
+	s.heartbeats.SetEnabled(false)
 	s.leader.mu.Lock()
 	cancel, wg := s.leader.cancel, s.leader.wg
 	s.leader.cancel, s.leader.wg = nil, nil
@@ -174,7 +176,7 @@ func (s *Server) initHeartbeats(snap *state.StateSnapshot) error {
 	if err != nil {
 		return err
 	}
-	s.heartbeats.setEnabled(true)
+	s.heartbeats.SetEnabled(true)
 	for _, n := range nodes {
 		if n.Status != structs.NodeStatusDown {
 			s.heartbeats.Reset(n.ID, len(nodes))

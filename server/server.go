@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/nomadish/nomadish/server/heartbeat"
+
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/nomadish/nomadish/drivers/schema"
@@ -104,7 +106,7 @@ func DefaultConfig() *Config {
 		Region: structs.DefaultRegion, Datacenter: "dc1", NodeName: "server",
 		BootstrapExpect: 1, NumSchedulers: runtime.NumCPU(),
 		HeartbeatGrace: 10 * time.Second, MinHeartbeatTTL: structs.MinHeartbeatTTL,
-		MaxHeartbeatsPerSecond: DefaultMaxHeartbeatsPerSecond,
+		MaxHeartbeatsPerSecond: heartbeat.DefaultMaxPerSecond,
 		AllocUpdateBatch:       10 * time.Millisecond,
 	}
 }
@@ -203,7 +205,7 @@ type Server struct {
 	broker     *broker.EvalBroker
 	blocked    *broker.BlockedEvals
 	planner    *planapply.Applier
-	heartbeats *heartbeater
+	heartbeats *heartbeat.Timers
 	// endpoints are the RPC endpoints (rpc.go); set in NewServer.
 	endpoints *endpoints.Set
 

@@ -1,4 +1,8 @@
-package server
+// Package heartbeat holds the leader's per-node heartbeat timers and the TTL
+// rule: a node that sends no heartbeat within its TTL plus the grace is
+// handed to the expire callback (the server marks it down or disconnected).
+// The timers run on the server's one clock (internal/clock).
+package heartbeat
 
 import (
 	"math/rand/v2"
@@ -8,15 +12,15 @@ import (
 	"github.com/nomadish/nomadish/internal/clock"
 )
 
-// DefaultMaxHeartbeatsPerSecond caps the heartbeat rate the TTLs aim for,
+// DefaultMaxPerSecond caps the heartbeat rate the TTLs aim for,
 // as in Nomad: TTLs grow with the node count so the leader sees at most
 // this many heartbeats a second (Config.MaxHeartbeatsPerSecond).
-const DefaultMaxHeartbeatsPerSecond = 50.0
+const DefaultMaxPerSecond = 50.0
 
-// HeartbeatTTL is the pure TTL rule: numNodes/maxPerSecond seconds, at least
+// TTL is the pure TTL rule: numNodes/maxPerSecond seconds, at least
 // minTTL, plus a stagger of stagger*ttl (stagger in [0,1), random in
 // production) so that clients do not heartbeat in lockstep.
-func HeartbeatTTL(numNodes int, minTTL time.Duration, maxPerSecond, stagger float64) time.Duration {
+func TTL(numNodes int, minTTL time.Duration, maxPerSecond, stagger float64) time.Duration {
 	ttl := time.Duration(float64(numNodes) / maxPerSecond * float64(time.Second))
 	if ttl < minTTL {
 		ttl = minTTL
@@ -24,9 +28,9 @@ func HeartbeatTTL(numNodes int, minTTL time.Duration, maxPerSecond, stagger floa
 	return ttl + time.Duration(stagger*float64(ttl))
 }
 
-// heartbeater holds one timer per node on the leader. A timer that fires
+// Timers holds one timer per node on the leader. A timer that fires
 // (TTL + grace without a heartbeat) calls expire from the clock's goroutine.
-type heartbeater struct {
+type Timers struct {
 	clock   clock.Clock
 	minTTL  time.Duration
 	grace   time.Duration
@@ -43,18 +47,18 @@ type heartbeater struct {
 // replaced one.
 type hbTimer struct{ t clock.Timer }
 
-// newHeartbeater returns a disabled heartbeater; perSec <= 0 means
-// DefaultMaxHeartbeatsPerSecond.
-func newHeartbeater(clk clock.Clock, minTTL, grace time.Duration, perSec float64, expire func(string)) *heartbeater {
+// New returns a disabled Timers; perSec <= 0 means
+// DefaultMaxPerSecond.
+func New(clk clock.Clock, minTTL, grace time.Duration, perSec float64, expire func(string)) *Timers {
 	if perSec <= 0 {
-		perSec = DefaultMaxHeartbeatsPerSecond
+		perSec = DefaultMaxPerSecond
 	}
-	return &heartbeater{clock: clk, minTTL: minTTL, grace: grace, perSec: perSec, expire: expire,
+	return &Timers{clock: clk, minTTL: minTTL, grace: grace, perSec: perSec, expire: expire,
 		stagger: rand.Float64, timers: map[string]*hbTimer{}}
 }
 
-// setEnabled turns timers on (leadership) or off; disabling stops them all.
-func (h *heartbeater) setEnabled(on bool) {
+// SetEnabled turns timers on (leadership) or off; disabling stops them all.
+func (h *Timers) SetEnabled(on bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.enabled = on
@@ -69,8 +73,8 @@ func (h *heartbeater) setEnabled(on bool) {
 // Reset restarts nodeID's timer and returns the TTL to hand the client
 // (the timer itself runs TTL + grace). While disabled it returns the TTL
 // without starting a timer.
-func (h *heartbeater) Reset(nodeID string, numNodes int) time.Duration {
-	ttl := HeartbeatTTL(numNodes, h.minTTL, h.perSec, h.stagger())
+func (h *Timers) Reset(nodeID string, numNodes int) time.Duration {
+	ttl := TTL(numNodes, h.minTTL, h.perSec, h.stagger())
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if !h.enabled {
@@ -87,7 +91,7 @@ func (h *heartbeater) Reset(nodeID string, numNodes int) time.Duration {
 
 // fire runs when a timer expires; a timer replaced or stopped meanwhile
 // does nothing.
-func (h *heartbeater) fire(nodeID string, t *hbTimer) {
+func (h *Timers) fire(nodeID string, t *hbTimer) {
 	h.mu.Lock()
 	cur, ok := h.timers[nodeID]
 	if !ok || cur != t {
@@ -99,10 +103,10 @@ func (h *heartbeater) fire(nodeID string, t *hbTimer) {
 	h.expire(nodeID)
 }
 
-// arm (re)starts nodeID's timer to fire after exactly d (no TTL, no
+// Arm (re)starts nodeID's timer to fire after exactly d (no TTL, no
 // grace): the end of a disconnected node's window. Does nothing while
 // disabled.
-func (h *heartbeater) arm(nodeID string, d time.Duration) {
+func (h *Timers) Arm(nodeID string, d time.Duration) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if !h.enabled {
@@ -117,7 +121,7 @@ func (h *heartbeater) arm(nodeID string, d time.Duration) {
 }
 
 // Remove stops nodeID's timer.
-func (h *heartbeater) Remove(nodeID string) {
+func (h *Timers) Remove(nodeID string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if t, ok := h.timers[nodeID]; ok {
@@ -126,8 +130,8 @@ func (h *heartbeater) Remove(nodeID string) {
 	}
 }
 
-// tracked reports how many timers run.
-func (h *heartbeater) tracked() int {
+// Tracked reports how many timers run.
+func (h *Timers) Tracked() int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return len(h.timers)
