@@ -18,6 +18,7 @@ import (
 	"github.com/nomadish/nomadish/internal/clock"
 	"github.com/nomadish/nomadish/internal/shared"
 	"github.com/nomadish/nomadish/server/broker"
+	"github.com/nomadish/nomadish/server/nodeconn"
 	"github.com/nomadish/nomadish/server/planapply"
 	"github.com/nomadish/nomadish/server/state"
 	"github.com/nomadish/nomadish/structs"
@@ -189,6 +190,8 @@ type Server struct {
 	cluster clusterState
 	// peers calls other servers (forward.go); set in NewServer.
 	peers *peerPool
+	// nodeConns holds the clients' node tunnels (node_conns.go).
+	nodeConns *nodeconn.Registry
 
 	shutdownMu sync.Mutex
 	shutdown   bool
@@ -209,6 +212,7 @@ func NewServer(cfg *Config) (*Server, error) {
 		conns: map[net.Conn]struct{}{}, peers: newPeerPool(outgoingTLS(cfg.TLS), cfg.Logger),
 	}
 	s.leader.init()
+	s.nodeConns = s.newNodeConns()
 	var err error
 	if s.serverID, err = loadServerID(cfg.DataDir, cfg.DevMode); err != nil {
 		return nil, err
@@ -326,6 +330,7 @@ func (s *Server) Shutdown() error {
 	var errs structs.MultiError
 	errs.Add(s.shutdownSerf())
 	s.peers.close()
+	s.nodeConns.Close()
 	if s.listener != nil {
 		s.listener.Close()
 	}
