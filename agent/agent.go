@@ -157,7 +157,7 @@ func (a *Agent) serveHTTP() {
 	if a.server != nil {
 		deps.Cluster = a.server // http_cluster.go
 	}
-	deps.Nodes = a.nodeDialer() // agent_tunnel.go
+	deps.Nodes = a.nodeDialer()     // agent_tunnel.go
 	deps.Origins = a.originPolicy() // http_origin.go
 	ctx, cancel := context.WithCancel(context.Background())
 	a.cancelReq = cancel
