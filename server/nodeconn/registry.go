@@ -54,8 +54,8 @@ type Registry struct {
 	logger hclog.Logger
 
 	mu       sync.Mutex
-	sessions map[string]*yamux.Session // guarded by mu: node ID -> its newest tunnel
-	closed   bool                      // guarded by mu
+	sessions map[string]*tunnel // guarded by mu: node ID -> its newest tunnel
+	closed   bool               // guarded by mu
 }
 
 // New returns an empty registry.
@@ -66,7 +66,7 @@ func New(cfg Config) *Registry {
 	if cfg.Peers == nil {
 		cfg.Peers = func() []string { return nil }
 	}
-	return &Registry{cfg: cfg, logger: cfg.Logger.Named("nodeconn"), sessions: map[string]*yamux.Session{}}
+	return &Registry{cfg: cfg, logger: cfg.Logger.Named("nodeconn"), sessions: map[string]*tunnel{}}
 }
 
 // ServeTunnel serves an RPCNodeTunnel connection (its protocol byte read):
@@ -84,46 +84,60 @@ func (r *Registry) ServeTunnel(conn net.Conn) {
 	err := r.cfg.Auth(hello.NodeID, hello.SecretID)
 	if err != nil {
 		r.logger.Warn("refused a node tunnel", "node_id", hello.NodeID, "remote", conn.RemoteAddr(), "error", err)
-	}
-	reply := rpcclient.ReplyFor(err)
-	if werr := rpcclient.WriteFrame(conn, reply); werr != nil || err != nil {
+		_ = rpcclient.WriteFrame(conn, rpcclient.ReplyFor(err))
 		return
 	}
-	conn.SetDeadline(time.Time{})
+	// The session and its registry entry exist before the node reads the
+	// acceptance (so it is dialable once the node knows it is); no stream
+	// is opened on it until the acceptance is written (t.ready).
 	sess, err := yamux.Server(conn, rpcclient.YamuxConfig(r.logger))
 	if err != nil {
 		return
 	}
-	if !r.add(hello.NodeID, sess) {
+	t := &tunnel{sess: sess, ready: make(chan struct{})}
+	if !r.add(hello.NodeID, t) {
 		sess.Close()
 		return
 	}
+	err = rpcclient.WriteFrame(conn, rpcclient.HandshakeReply{})
+	conn.SetDeadline(time.Time{})
+	close(t.ready)
+	if err != nil {
+		sess.Close()
+	}
 	r.logger.Debug("node tunnel up", "node_id", hello.NodeID, "remote", conn.RemoteAddr())
 	<-sess.CloseChan()
-	r.remove(hello.NodeID, sess)
+	r.remove(hello.NodeID, t)
 	r.logger.Debug("node tunnel down", "node_id", hello.NodeID)
 }
 
-// add makes sess node's tunnel, closing the one it replaces; false once
-// the registry is closed.
-func (r *Registry) add(node string, sess *yamux.Session) bool {
+// tunnel is one node's session; ready is closed once the node was sent
+// its acceptance (streams may be opened from then on).
+type tunnel struct {
+	sess  *yamux.Session
+	ready chan struct{}
+}
+
+// add makes t node's tunnel, closing the one it replaces; false once the
+// registry is closed.
+func (r *Registry) add(node string, t *tunnel) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
 		return false
 	}
 	if old := r.sessions[node]; old != nil {
-		old.Close()
+		old.sess.Close()
 	}
-	r.sessions[node] = sess
+	r.sessions[node] = t
 	return true
 }
 
-// remove forgets sess if it is still node's tunnel.
-func (r *Registry) remove(node string, sess *yamux.Session) {
+// remove forgets t if it is still node's tunnel.
+func (r *Registry) remove(node string, t *tunnel) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.sessions[node] == sess {
+	if r.sessions[node] == t {
 		delete(r.sessions, node)
 	}
 }
@@ -139,17 +153,21 @@ func (r *Registry) Connected(node string) bool {
 // ErrNoPath when it holds none.
 func (r *Registry) DialLocal(node string) (net.Conn, error) {
 	r.mu.Lock()
-	sess, closed := r.sessions[node], r.closed
+	t, closed := r.sessions[node], r.closed
 	r.mu.Unlock()
 	if closed {
 		return nil, ErrClosed
 	}
-	if sess == nil {
+	if t == nil {
 		return nil, ErrNoPath
 	}
-	stream, err := sess.OpenStream()
+	select {
+	case <-t.ready:
+	case <-t.sess.CloseChan():
+	}
+	stream, err := t.sess.OpenStream()
 	if err != nil {
-		r.remove(node, sess)
+		r.remove(node, t)
 		return nil, fmt.Errorf("%w (the tunnel broke: %v)", ErrNoPath, err)
 	}
 	return stream, nil
@@ -181,9 +199,9 @@ func (r *Registry) Dial(ctx context.Context, node string) (net.Conn, error) {
 func (r *Registry) Close() {
 	r.mu.Lock()
 	sessions := r.sessions
-	r.sessions, r.closed = map[string]*yamux.Session{}, true
+	r.sessions, r.closed = map[string]*tunnel{}, true
 	r.mu.Unlock()
-	for _, s := range sessions {
-		s.Close()
+	for _, t := range sessions {
+		t.sess.Close()
 	}
 }
