@@ -86,7 +86,15 @@ func startFwdCluster(t *testing.T) *fwdCluster {
 	if c.a, err = startAgent(filepath.Join(base, uniqueID("fwd-a")), false, c.rpcAddr); err != nil {
 		t.Fatal(err)
 	}
-	if c.b, err = startAgent(filepath.Join(base, c.bName), false, c.rpcAddr); err != nil {
+	// Client b advertises an HTTP address nothing listens on, as a client
+	// behind NAT: only its tunnel reaches it (and the official client,
+	// which tries the node's address first, falls back to the server).
+	unreachable, err := freePorts(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.b, err = startAgent(filepath.Join(base, c.bName), false, c.rpcAddr,
+		fmt.Sprintf("advertise {\n  http = \"127.0.0.1:%d\"\n}", unreachable[0])); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.srv.waitReady(2, 30*time.Second); err != nil {
