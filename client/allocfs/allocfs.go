@@ -7,9 +7,11 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/nomadish/nomadish/client/allocdir"
 	"github.com/nomadish/nomadish/structs"
 )
 
@@ -20,6 +22,9 @@ var (
 	// ErrSymlinkEscapes: the path's symlinks lead outside the allocation
 	// directory.
 	ErrSymlinkEscapes = structs.NewCodedError(403, "path leads outside the allocation directory through a symlink")
+	// ErrSecrets: the path is in a task's secrets directory (as Nomad:
+	// "Reading secret file prohibited").
+	ErrSecrets = structs.NewCodedError(403, "reading secret file prohibited: task secrets directories are not served")
 	// ErrIsDir: a file operation (cat, readat) named a directory.
 	ErrIsDir = structs.NewCodedError(structs.ErrCodeBadRequest, "path is a directory")
 )
@@ -42,8 +47,9 @@ func newFileInfo(fi fs.FileInfo) *FileInfo {
 
 // Resolve returns p as a clean path relative to dir ("." for the
 // directory itself; a leading "/" means dir): ErrEscapes when p climbs
-// above dir, ErrSymlinkEscapes when a symlink of p leads outside it, a
-// 404 coded error when p does not exist.
+// above dir, ErrSymlinkEscapes when a symlink of p leads outside it,
+// ErrSecrets when it leads into a task's secrets directory, a 404 coded
+// error when p does not exist.
 func Resolve(dir, p string) (string, error) {
 	depth := 0
 	for _, el := range strings.Split(filepath.ToSlash(p), "/") {
@@ -69,10 +75,22 @@ func Resolve(dir, p string) (string, error) {
 	if err != nil {
 		return "", notFound(err, p)
 	}
-	if r, err := filepath.Rel(realDir, real); err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+	r, err := filepath.Rel(realDir, real)
+	if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
 		return "", ErrSymlinkEscapes
 	}
+	if inSecrets(r) {
+		return "", ErrSecrets
+	}
 	return rel, nil
+}
+
+// inSecrets reports whether the resolved relative path r is in (or is) a
+// task's secrets directory: <task>/secrets, where <task> is any top-level
+// directory but the shared "alloc".
+func inSecrets(r string) bool {
+	parts := strings.SplitN(filepath.ToSlash(r), "/", 3)
+	return len(parts) >= 2 && parts[0] != allocdir.SharedAllocName && parts[1] == allocdir.TaskSecrets
 }
 
 // notFound turns a missing path into a 404 and keeps other errors.
@@ -124,6 +142,7 @@ func List(dir, p string) ([]*FileInfo, error) {
 		}
 		out = append(out, newFileInfo(fi))
 	}
+	slices.SortFunc(out, func(a, b *FileInfo) int { return strings.Compare(a.Name, b.Name) })
 	return out, nil
 }
 

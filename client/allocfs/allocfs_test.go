@@ -17,7 +17,7 @@ func allocDir(t *testing.T) string {
 	t.Helper()
 	base := t.TempDir()
 	dir := filepath.Join(base, "alloc-1")
-	for _, d := range []string{"alloc/logs", "t/local"} {
+	for _, d := range []string{"alloc/logs", "t/local", "t/secrets", "alloc/data/secrets"} {
 		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -27,6 +27,7 @@ func allocDir(t *testing.T) string {
 	must(t, os.Symlink("alloc/logs", filepath.Join(dir, "inside")))
 	must(t, os.Symlink(filepath.Join(base, "secret"), filepath.Join(dir, "t/local/outside")))
 	must(t, os.Symlink("..", filepath.Join(dir, "up")))
+	must(t, os.Symlink("../secrets", filepath.Join(dir, "t/local/sec")))
 	return dir
 }
 
@@ -64,6 +65,10 @@ func TestResolveConfines(t *testing.T) {
 		{"up", "", 403},
 		{"up/secret", "", 403},
 		{"nope", "", 404},
+		{"t/secrets", "", 403},
+		{"t/secrets/../local", "t/local", 0},
+		{"t/local/sec", "", 403},
+		{"alloc/data/secrets", "alloc/data/secrets", 0},
 	} {
 		got, err := Resolve(dir, tc.path)
 		if got != tc.want || code(err) != tc.code {
@@ -82,7 +87,7 @@ func TestListStatOpen(t *testing.T) {
 	for _, f := range list {
 		names[f.Name] = f.IsDir
 	}
-	if !names["alloc"] || !names["t"] || len(list) != 4 {
+	if !names["alloc"] || !names["t"] || len(list) != 4 || list[0].Name != "alloc" {
 		t.Fatalf("List(/) = %+v", list)
 	}
 	st, err := Stat(dir, "alloc/logs/t.stdout.0")
