@@ -2,7 +2,7 @@
 // driver plugins, registers the node and heartbeats, watches the node's
 // allocations with a blocking query, runs an alloc runner per allocation
 // and reports their states back in batches. It keeps a node tunnel to a
-// server (tunnel.go) over which any server reaches its client-only HTTP
-// endpoints (logs, fs, exec, stats, signal, restart). Everything it writes lives under
-// its own data dir, so several clients can share a machine.
+// server (tunnel.go), over which any server reaches its client-only HTTP
+// endpoints (logs, fs, exec, stats, signal, restart). Everything it writes
+// lives under its own data dir, so several clients can share a machine.
 package client
