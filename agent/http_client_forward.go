@@ -123,7 +123,8 @@ func (s *httpServer) forwardToNode(w http.ResponseWriter, r *http.Request, node 
 
 // tunnelHandler is what a client serves to the servers over its node
 // tunnel: the client endpoints of h only (anything else is 404), each
-// marked forwarded so it is answered here and never sent on.
+// marked forwarded so it is answered here and never sent on, and marked
+// in its context as checked for its origin already (checkOrigin).
 func tunnelHandler(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !strings.HasPrefix(r.URL.Path, "/v1/client/") {
@@ -133,6 +134,22 @@ func tunnelHandler(h http.Handler) http.Handler {
 		if r.Header.Get(forwardedHeader) == "" {
 			r.Header.Set(forwardedHeader, "tunnel")
 		}
-		h.ServeHTTP(w, r)
+		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), viaTunnel{}, true)))
 	})
+}
+
+// viaTunnel marks the context of a request that arrived over this client's
+// node tunnel.
+type viaTunnel struct{}
+
+// checkOrigin applies the origin policy (http_origin.go) to requests from
+// outside. A request that arrived over the node tunnel was checked by the
+// agent it was sent to, against that agent's addresses (the ones the
+// browser used), so it is not checked again against this one's; exec's
+// WebSocket upgrade still compares Origin with the forwarded Host.
+func (s *httpServer) checkOrigin(r *http.Request) error {
+	if r.Context().Value(viaTunnel{}) != nil {
+		return nil
+	}
+	return s.Origins.check(r)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/nomadish/nomadish/server/nodeconn"
@@ -84,4 +85,38 @@ func TestForwardNoPath(t *testing.T) {
 	if code, _ := structs.ErrorCode(nodeconn.ErrNoPath); code != 502 {
 		t.Fatal(code)
 	}
+}
+
+// A browser's state-changing request allowed by the agent it was sent to
+// (its own origin) is not refused by the node's client, whose addresses
+// differ; a foreign origin is refused by the first agent, never sent.
+func TestForwardOriginCheckedOnce(t *testing.T) {
+	remote := &fakeCtl{fakeLogs: fakeLogs{nodeID: "n2"}}
+	back := ctlServer("n2", remote)
+	back.Origins = newOriginPolicy("10.0.0.2:4646", "", nil, nil)
+	tunnel := httptest.NewServer(tunnelHandler(back))
+	defer tunnel.Close()
+	var asked []string
+	front := ctlServer("n2", &fakeCtl{fakeLogs: fakeLogs{nodeID: "n1"}})
+	front.Origins = newOriginPolicy("10.0.0.1:4646", "", nil, nil)
+	front.Nodes = tcpDialer(tunnel, &asked)
+	path := "/v1/client/allocation/" + logsAllocID + "/signal"
+	req := func(origin string) *httptest.ResponseRecorder {
+		r := httptest.NewRequest("PUT", path, strings.NewReader(`{"Signal":"SIGUSR1"}`))
+		r.Header.Set("Origin", origin)
+		rec := httptest.NewRecorder()
+		front.ServeHTTP(rec, r)
+		return rec
+	}
+	wantStatus(t, req("http://10.0.0.1:4646"), 200, "")
+	wantStatus(t, req("http://evil.example"), 403, "cross-origin request refused")
+	if len(remote.calls) != 1 || len(asked) != 1 {
+		t.Fatalf("remote calls %q, dials %q", remote.calls, asked)
+	}
+	// The same request straight to the client's own API is checked there.
+	r := httptest.NewRequest("PUT", path, strings.NewReader(`{"Signal":"SIGUSR1"}`))
+	r.Header.Set("Origin", "http://10.0.0.1:4646")
+	rec := httptest.NewRecorder()
+	back.ServeHTTP(rec, r)
+	wantStatus(t, rec, 403, "cross-origin request refused")
 }
