@@ -157,14 +157,19 @@ func (a *Agent) serveHTTP() {
 	if a.server != nil {
 		deps.Cluster = a.server.Cluster() // http_cluster.go
 	}
+	deps.Nodes = a.nodeDialer()     // agent_tunnel.go
 	deps.Origins = a.originPolicy() // http_origin.go
 	ctx, cancel := context.WithCancel(context.Background())
 	a.cancelReq = cancel
 	lim := a.cfg.Limits
 	tracker := newConnTracker(lim.HTTPMaxConnsPerClient, httpConnBudget(raiseNoFile()),
 		lim.HTTPSHandshakeTimeout, a.logger.Named("http")) // http_limits.go
+	api := newHTTPServer(deps)
+	if a.client != nil {
+		a.startTunnel(api) // agent_tunnel.go
+	}
 	a.httpSrv = &http.Server{
-		Handler:           limitRequests(newHTTPServer(deps), connlimit.New(lim.HTTPMaxConnsPerClient), tracker),
+		Handler:           limitRequests(api, connlimit.New(lim.HTTPMaxConnsPerClient), tracker),
 		ReadHeaderTimeout: httpReadHeaderTimeout,
 		IdleTimeout:       httpIdleTimeout,
 		ConnState:         tracker.ConnState,

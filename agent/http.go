@@ -47,6 +47,9 @@ type httpDeps struct {
 	RPC RPCer
 	// Logs is nil when this agent runs no client.
 	Logs LogSource
+	// Nodes reaches other nodes' clients (http_client_forward.go); nil:
+	// requests for their allocations get 501.
+	Nodes NodeDialer
 	// Parse is nil when HCL parsing is not wired (POST /v1/jobs/parse -> 501).
 	Parse JobParser
 	// Self describes this agent for GET /v1/agent/self and /v1/agent/health.
@@ -116,12 +119,15 @@ func (s *httpServer) routes() {
 
 	h("GET /v1/allocations", s.allocsList)
 	h("GET /v1/allocation/{id}", s.allocGet)
-	h("GET /v1/client/fs/logs/{alloc}", s.allocLogs)
-	h("GET /v1/client/allocation/{id}/exec", s.allocExec)
-	h("GET /v1/client/allocation/{id}/stats", s.allocStats)
+	// Client endpoints reach another node's client through clientRoute
+	// (http_client_forward.go).
+	h("GET /v1/client/fs/logs/{alloc}", s.clientRoute("alloc", s.allocLogs))
+	s.fsRoutes(h) // http_fs.go
+	h("GET /v1/client/allocation/{id}/exec", s.clientRoute("id", s.allocExec))
+	h("GET /v1/client/allocation/{id}/stats", s.clientRoute("id", s.allocStats))
 	for _, m := range []string{"PUT", "POST"} {
-		h(m+" /v1/client/allocation/{id}/signal", s.allocSignal)
-		h(m+" /v1/client/allocation/{id}/restart", s.allocRestart)
+		h(m+" /v1/client/allocation/{id}/signal", s.clientRoute("id", s.allocSignal))
+		h(m+" /v1/client/allocation/{id}/restart", s.clientRoute("id", s.allocRestart))
 		h(m+" /v1/allocation/{id}/stop", s.allocStop)
 	}
 
@@ -184,7 +190,7 @@ func (s *httpServer) wrap(f handlerFunc) http.HandlerFunc {
 		defer s.recoverHTTP(w, r, start)
 		r.Body = http.MaxBytesReader(w, r.Body, maxBodyBytes)
 		var obj any
-		err := s.Origins.check(r) // http_origin.go: 403 for a foreign Origin
+		err := s.checkOrigin(r) // http_origin.go: 403 for a foreign Origin (checked once: http_client_forward.go)
 		if err == nil {
 			obj, err = f(w, r)
 		}

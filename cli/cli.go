@@ -52,6 +52,7 @@ func commands() []command {
 		{name: "job scale", synopsis: "Change the count of a job's task group", run: jobScaleCommand},
 		{name: "alloc status", synopsis: "Display status information about an allocation", run: allocStatusCommand},
 		{name: "alloc logs", synopsis: "Stream the logs of a task", run: allocLogsCommand},
+		{name: "alloc fs", synopsis: "Inspect the contents of an allocation directory", run: allocFSCommand},
 		{name: "alloc exec", synopsis: "Run a command in a running task", run: allocExecCommand},
 		{name: "alloc signal", synopsis: "Send a signal to the tasks of an allocation", run: allocSignalCommand},
 		{name: "alloc restart", synopsis: "Restart the running tasks of an allocation in place", run: allocRestartCommand},

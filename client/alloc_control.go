@@ -95,3 +95,14 @@ func controlError(err error) error {
 	}
 	return err
 }
+
+// AllocDir returns the directory of a local allocation
+// (<alloc_dir>/<alloc-id>) for the fs endpoints (client/allocfs). A
+// *structs.CodedError 404 when this client does not run it.
+func (c *Client) AllocDir(allocID string) (string, error) {
+	ar := c.runner(allocID)
+	if ar == nil {
+		return "", structs.NewCodedError(structs.ErrCodeNotFound, "unknown allocation %q", allocID)
+	}
+	return ar.AllocDir().Dir, nil
+}

@@ -289,13 +289,21 @@ func TestClusterRPCTLS(t *testing.T) {
 	if r := nomadishAt(t, follower.http, "job", "run", "-detach", job); r.code != 0 {
 		t.Fatalf("job run through follower %s: %v", follower.name, r)
 	}
+	var allocID string
 	eventually(t, 60*time.Second, "tlscluster running on the TLS client", func() (bool, string) {
-		var allocs []struct{ ClientStatus, NodeName string }
+		var allocs []struct{ ID, ClientStatus, NodeName string }
 		if err := getJSON(follower.http+"/v1/job/tlscluster/allocations", &allocs); err != nil {
 			return false, err.Error()
 		}
+		if len(allocs) == 1 {
+			allocID = allocs[0].ID
+		}
 		return len(allocs) == 1 && allocs[0].ClientStatus == "running", fmt.Sprintf("%+v", allocs)
 	})
+	// Every server reaches the client's allocation: the one holding the
+	// client's node tunnel directly, the others through it (RPCNodeDial
+	// over TLS).
+	checkFSThrough(t, servers, allocID)
 
 	leader.kill()
 	var rest []*clusterServer
@@ -310,6 +318,8 @@ func TestClusterRPCTLS(t *testing.T) {
 	if !newLeader.hasJob("tlscluster") {
 		t.Fatal("the job is gone after the failover")
 	}
+	// The client's tunnel moves off the killed server if it was there.
+	checkFSThrough(t, rest, allocID)
 	for _, s := range servers {
 		if logHas(s.proc, "refusing plaintext RPC connection") || logHas(s.proc, "TLS handshake failed") {
 			t.Errorf("%s refused a connection: something dialed without (valid) TLS", s.name)
@@ -317,5 +327,24 @@ func TestClusterRPCTLS(t *testing.T) {
 	}
 	if r := nomadishAt(t, rest[0].http, "job", "stop", "tlscluster"); r.code != 0 {
 		t.Logf("job stop: %v", r)
+	}
+}
+
+// checkFSThrough waits until `GET /v1/client/fs/ls/:alloc` answers the
+// allocation's directory through each of servers (forwarded over the
+// client's node tunnel).
+func checkFSThrough(t *testing.T, servers []*clusterServer, allocID string) {
+	t.Helper()
+	for _, s := range servers {
+		eventually(t, 30*time.Second, "alloc fs through "+s.name, func() (bool, string) {
+			var files []struct{ Name string }
+			err := getJSON(s.http+"/v1/client/fs/ls/"+allocID+"?path=/", &files)
+			for _, f := range files {
+				if f.Name == "alloc" {
+					return true, ""
+				}
+			}
+			return false, fmt.Sprintf("%+v %v", files, err)
+		})
 	}
 }

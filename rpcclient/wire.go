@@ -25,6 +25,15 @@ const (
 	RPCMultiplex byte = 0x03
 	// RPCTLS: a TLS handshake follows; inside TLS, one of the bytes above.
 	RPCTLS byte = 0x04
+	// nomadish's own bytes start at 0x10, above Nomad's (0x05-0x08).
+	// RPCNodeTunnel: a client's node tunnel (nodeconn.go): a TunnelHello
+	// frame, the server's HandshakeReply, then a yamux session in which
+	// the server opens streams, each one HTTP connection to the client's
+	// client-only API.
+	RPCNodeTunnel byte = 0x10
+	// RPCNodeDial: a NodeDialRequest frame, a HandshakeReply, then the
+	// connection is bridged to a stream of the node's tunnel.
+	RPCNodeDial byte = 0x11
 )
 
 // TLSHandshakeTimeout bounds a TLS handshake on the RPC port.

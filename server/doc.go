@@ -5,5 +5,6 @@
 // broker, blocked evals, plan applier, scheduler workers, heartbeats, node
 // drainer, deployment watcher) from the server/broker, server/planapply,
 // server/worker, server/drainer and server/deploymentwatcher packages, all
-// on the one Config.Clock, and starts and stops them.
+// on the one Config.Clock, and starts and stops them; it keeps the clients'
+// node tunnels (server/nodeconn, node_conns.go).
 package server

@@ -155,6 +155,10 @@ func (s *Server) handleConn(raw net.Conn) {
 		s.serveCodec(conn)
 	case RPCMultiplex:
 		s.serveMultiplex(conn)
+	case rpcclient.RPCNodeTunnel:
+		s.nodeConns.ServeTunnel(conn) // node_conns.go
+	case rpcclient.RPCNodeDial:
+		s.nodeConns.ServeDial(conn)
 	case RPCRaft:
 		if s.raftLayer == nil {
 			conn.Close()

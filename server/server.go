@@ -11,8 +11,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/nomadish/nomadish/server/heartbeat"
-
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/nomadish/nomadish/drivers/schema"
@@ -21,6 +19,8 @@ import (
 	"github.com/nomadish/nomadish/server/cluster"
 	"github.com/nomadish/nomadish/server/endpoints"
 	"github.com/nomadish/nomadish/server/fsm"
+	"github.com/nomadish/nomadish/server/heartbeat"
+	"github.com/nomadish/nomadish/server/nodeconn"
 	"github.com/nomadish/nomadish/server/planapply"
 	"github.com/nomadish/nomadish/server/state"
 	"github.com/nomadish/nomadish/structs"
@@ -214,6 +214,8 @@ type Server struct {
 
 	// peers calls other servers (forward.go); set in NewServer.
 	peers *peerPool
+	// nodeConns holds the clients' node tunnels (node_conns.go).
+	nodeConns *nodeconn.Registry
 
 	shutdownMu sync.Mutex
 	shutdown   bool
@@ -234,6 +236,7 @@ func NewServer(cfg *Config) (*Server, error) {
 		conns: map[net.Conn]struct{}{}, peers: newPeerPool(outgoingTLS(cfg.TLS), cfg.Logger),
 	}
 	s.leader.init()
+	s.nodeConns = s.newNodeConns()
 	var err error
 	notifier := s.setupLeaderDuties() // leader.go
 	if s.fsm, err = fsm.New(s.logger, notifier); err != nil {
@@ -364,6 +367,7 @@ func (s *Server) Shutdown() error {
 
 	var errs structs.MultiError
 	s.peers.close()
+	s.nodeConns.Close()
 	if s.listener != nil {
 		s.listener.Close()
 	}

@@ -39,7 +39,7 @@ func (e *Node) Register(args *structs.NodeRegisterRequest, reply *structs.NodeUp
 		return err
 	}
 	if existing != nil {
-		if err := authenticateNode(existing, n.SecretID); err != nil {
+		if err := AuthenticateNode(existing, n.SecretID); err != nil {
 			return err
 		}
 	} else if err := introduceNode(e.d.Limits.ClientIntroduction, e.d.Logger, n, args.AuthToken); err != nil {
@@ -95,7 +95,7 @@ func (e *Node) UpdateStatus(args *structs.NodeUpdateStatusRequest, reply *struct
 	if err != nil {
 		return err
 	}
-	if err := authenticateNode(node, nodeSecret(args.AuthToken, args.SecretID)); err != nil {
+	if err := AuthenticateNode(node, nodeSecret(args.AuthToken, args.SecretID)); err != nil {
 		return err
 	}
 	index := node.ModifyIndex
@@ -131,7 +131,7 @@ func (e *Node) GetClientAllocs(args *structs.NodeSpecificRequest, reply *structs
 		if err != nil {
 			return 0, err
 		}
-		if err := authenticateNode(node, nodeSecret(args.AuthToken, args.SecretID)); err != nil {
+		if err := AuthenticateNode(node, nodeSecret(args.AuthToken, args.SecretID)); err != nil {
 			return 0, err
 		}
 		allocs, err := st.AllocsByNode(ws, args.NodeID)

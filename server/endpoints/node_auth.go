@@ -88,9 +88,9 @@ func nodeSecret(authToken, secretID string) string {
 	return secretID
 }
 
-// authenticateNode returns ErrNodeNotFound when node is nil and
+// AuthenticateNode returns ErrNodeNotFound when node is nil and
 // ErrNodeSecretMismatch unless secret is its SecretID.
-func authenticateNode(node *structs.Node, secret string) error {
+func AuthenticateNode(node *structs.Node, secret string) error {
 	if node == nil {
 		return structs.ErrNodeNotFound
 	}
@@ -124,7 +124,7 @@ func authorizeAllocUpdates(st allocNodeReader, updates []*structs.Allocation, se
 			if node, err = st.NodeByID(nil, a.NodeID); err != nil {
 				return nil, err
 			}
-			if err := authenticateNode(node, secret); err != nil {
+			if err := AuthenticateNode(node, secret); err != nil {
 				if err == structs.ErrNodeNotFound {
 					return nil, structs.ErrNodeSecretMismatch
 				}
