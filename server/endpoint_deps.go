@@ -7,7 +7,7 @@ import (
 
 // endpointDeps is what the RPC endpoints get of the server: its state,
 // raft apply, leadership, heartbeat timers, cluster view (operator_raft.go,
-// membership.go), clock, logger and limits. The function fields read the
+// server/cluster), clock, logger and limits. The function fields read the
 // server's fields at each call: raft and the advertised address are set
 // after the endpoints are built.
 func (s *Server) endpointDeps() endpoints.Deps {

@@ -16,7 +16,7 @@ import (
 
 // The server is the operator and status endpoints' view of the cluster
 // (endpoints.Cluster): raft's configuration, serf's members
-// (membership.go) and snapshots (server/snapshot).
+// (server/cluster) and snapshots (server/snapshot).
 var _ endpoints.Cluster = (*Server)(nil)
 
 // snapshotTimeout bounds a snapshot save's barrier and a restore.
