@@ -8,7 +8,8 @@ import (
 	"github.com/nomadish/nomadish/structs"
 )
 
-// ErrUnknownMethod is returned by RPC for a method no endpoint serves.
+// ErrUnknownMethod is returned by RPC for a method no endpoint serves. Its
+// text ("server: ...") reaches RPC callers and is kept as it was.
 var ErrUnknownMethod = errors.New("server: unknown RPC method")
 
 // rpcMethod is one endpoint method: func(args *A, reply *R) error.
