@@ -52,8 +52,9 @@ func kindOf(method string, args any) (rpcKind, bool) {
 // RPC port when this server is a follower. Without a leader it waits up to
 // the hold timeout and then fails with structs.ErrNoLeader (503, "No
 // cluster leader"). args and reply are the pointers the endpoint gets;
-// coded errors keep their identity (rebuilt after a forward). The agent's
-// HTTP API, an in-process client and the TCP RPC listener call it.
+// coded errors keep their identity (rebuilt after a forward). The server's
+// Server.RPC (the agent's HTTP API, an in-process client) and the RPC
+// port's conversations (serve_codec.go) call it.
 func (s *Server) RPC(method string, args, reply any) error {
 	kind, stale := kindOf(method, args)
 	if kind == kindLocal || stale {

@@ -9,8 +9,8 @@ import (
 )
 
 // startTLS runs the server side of the TLS handshake on conn (after the
-// RPCTLS byte). It returns nil, logging why, when the server has no RPC TLS (Config.TLS)
-// or the peer is refused (bad, missing or foreign-region certificate).
+// RPCTLS byte). It returns nil, logging why, when the server has no RPC
+// TLS (Config.TLS) or the peer is refused (bad, missing or foreign-region certificate).
 func (s *Server) startTLS(conn net.Conn) net.Conn {
 	if s.cfg.TLS == nil || s.cfg.TLS.Incoming == nil {
 		s.logger.Warn("refusing a TLS RPC connection: tls.rpc is not enabled on this server", "remote", conn.RemoteAddr())
