@@ -1,6 +1,8 @@
 package server
 
 import (
+	"time"
+
 	"github.com/nomadish/nomadish/server/endpoints"
 	"github.com/nomadish/nomadish/structs"
 )
@@ -18,7 +20,7 @@ func (s *Server) endpointDeps() endpoints.Deps {
 		Leader:        s.Leader,
 		LastContact:   s.lastContact,
 		NodeServers:   s.nodeServers,
-		Recover:       s.recoverRPC,
+		Recover:       s.rpc.Recover,
 		Shutdown:      s.shutdownCh,
 		Heartbeats:    s.heartbeats,
 		Cluster:       s,
@@ -38,6 +40,10 @@ func (s *Server) endpointDeps() endpoints.Deps {
 func (s *Server) nodeServers() (string, []*structs.NodeServerInfo) {
 	return s.advertise, s.cluster.RPCServers(s.cfg.Datacenter)
 }
+
+// lastContact is how long ago this server last heard from the leader (0 on
+// the leader itself), for X-Nomad-LastContact on stale reads.
+func (s *Server) lastContact() time.Duration { return s.cluster.LastContact() }
 
 // Members returns the serf view of the servers for Status.Members
 // (server/cluster), with this server alone when gossip does not run.

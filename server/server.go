@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
-	"net/rpc"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -22,6 +20,7 @@ import (
 	"github.com/nomadish/nomadish/server/heartbeat"
 	"github.com/nomadish/nomadish/server/nodeconn"
 	"github.com/nomadish/nomadish/server/planapply"
+	"github.com/nomadish/nomadish/server/rpcserver"
 	"github.com/nomadish/nomadish/server/state"
 	"github.com/nomadish/nomadish/structs"
 )
@@ -31,6 +30,8 @@ var (
 	// ErrConfig is an invalid config; the cluster's config errors (raft
 	// knobs, serf addresses) are this same error.
 	ErrConfig = cluster.ErrConfig
+	// ErrUnknownMethod is returned by RPC for a method no endpoint serves.
+	ErrUnknownMethod = rpcserver.ErrUnknownMethod
 )
 
 // ClientIntroductionConfig is the servers' policy for new nodes; the Node
@@ -55,7 +56,7 @@ type Config struct {
 	// RPCAdvertise is the host:port other servers and clients reach; it
 	// defaults to the listener's address.
 	RPCAdvertise string
-	// TLS, when set, is the RPC port's mutual TLS (rpc_tls.go).
+	// TLS, when set, is the RPC port's mutual TLS (server/rpcserver).
 	TLS *RPCTLSConfig
 	// BootstrapExpect is how many servers must join (over serf) before raft
 	// bootstraps with all of them as voters; 1 bootstraps alone at once.
@@ -92,7 +93,7 @@ type Config struct {
 	// SnapshotRestoreMaxBytes caps a snapshot restore's decompressed size
 	// (server/snapshot; 0: snapshot.DefaultRestoreMaxBytes).
 	SnapshotRestoreMaxBytes int64
-	// RPCLimits bounds connections on the RPC port (rpc_limits.go).
+	// RPCLimits bounds connections on the RPC port (server/rpcserver).
 	RPCLimits RPCLimits
 	// DriverSchemas checks submitted jobs' drivers and driver config
 	// (jobcheck.Prepare); the agent sets drivers/catalog.Builtin. nil:
@@ -189,31 +190,26 @@ type Server struct {
 	// raftLayer carries raft over the RPC port (nil without a listener).
 	raftLayer *cluster.StreamLayer
 
-	listener  net.Listener
-	rpcServer *rpc.Server
-	methods   map[string]rpcMethod // written once in NewServer
-	connsMu   sync.Mutex
-	conns     map[net.Conn]struct{} // guarded by connsMu; nil after shutdown
+	// rpc is the RPC transport: listener, connections, method table,
+	// dispatch and forwarding (server/rpcserver); set in NewServer.
+	rpc *rpcserver.Server
 
-	// restoreReading is held while an Operator.SnapshotRestore request's
-	// body is read from the RPC port (forward_serve.go); restoring while
-	// the endpoint checks and applies an archive (operator_raft.go).
-	// One of each at a time: a second gets ErrSnapshotRestoreInProgress.
-	restoreReading atomic.Bool
-	restoring      atomic.Bool
+	// restoring is held while the endpoint checks and applies a snapshot
+	// archive (operator_raft.go); one at a time, a second gets
+	// ErrSnapshotRestoreInProgress (the transport holds another flag while
+	// it reads a restore's body).
+	restoring atomic.Bool
 
 	broker     *broker.EvalBroker
 	blocked    *broker.BlockedEvals
 	planner    *planapply.Applier
 	heartbeats *heartbeat.Timers
-	// endpoints are the RPC endpoints (rpc.go); set in NewServer.
+	// endpoints are the RPC endpoints (transport.go); set in NewServer.
 	endpoints *endpoints.Set
 
 	leaderNotifyCh chan bool
 	leader         leaderState
 
-	// peers calls other servers (forward.go); set in NewServer.
-	peers *peerPool
 	// nodeConns holds the clients' node tunnels (node_conns.go).
 	nodeConns *nodeconn.Registry
 
@@ -233,7 +229,6 @@ func NewServer(cfg *Config) (*Server, error) {
 	s := &Server{
 		cfg: cfg, logger: cfg.Logger.Named("server"), holdTimeout: rpcHoldTimeout,
 		leaderNotifyCh: make(chan bool, 10), shutdownCh: make(chan struct{}),
-		conns: map[net.Conn]struct{}{}, peers: newPeerPool(outgoingTLS(cfg.TLS), cfg.Logger),
 	}
 	s.leader.init()
 	s.nodeConns = s.newNodeConns()
@@ -242,22 +237,19 @@ func NewServer(cfg *Config) (*Server, error) {
 	if s.fsm, err = fsm.New(s.logger, notifier); err != nil {
 		return nil, err
 	}
-	if err := s.registerEndpoints(); err != nil {
-		return nil, err
-	}
-	if err := s.setupListener(); err != nil {
+	if err := s.setupTransport(); err != nil { // transport.go
 		return nil, err
 	}
 	if s.cluster, err = cluster.New(cluster.Config{
 		Region: cfg.Region, Datacenter: cfg.Datacenter, NodeName: cfg.NodeName, DataDir: cfg.DataDir,
 		DevMode: cfg.DevMode, BootstrapExpect: cfg.BootstrapExpect, Advertise: s.advertise,
 		Layer: s.raftLayer, Gossip: cfg.Cluster, Raft: cfg.Raft, FSM: s.fsm,
-		LeaderNotify: s.leaderNotifyCh, Peers: s.peers, Logger: s.logger,
+		LeaderNotify: s.leaderNotifyCh, Peers: s.rpc.Peers(), Logger: s.logger,
 	}); err != nil {
 		s.Shutdown()
 		return nil, err
 	}
-	s.serve()
+	s.rpc.Serve() // raft's layer has its reader now
 	s.wg.Add(1)
 	go s.monitorLeadership()
 	if err := s.cluster.StartGossip(); err != nil {
@@ -270,56 +262,6 @@ func NewServer(cfg *Config) (*Server, error) {
 // Cluster is the server's raft node and serf membership: members, peers,
 // the raft configuration and the gossip keyring.
 func (s *Server) Cluster() *cluster.Cluster { return s.cluster }
-
-// setupListener opens the RPC port (if any) and settles the advertised
-// address; serve starts accepting once raft's layer has its reader.
-func (s *Server) setupListener() error {
-	if s.cfg.RPCAddr == "" {
-		s.advertise = s.cfg.RPCAdvertise
-		if s.advertise == "" {
-			s.advertise = "127.0.0.1:4647"
-		}
-		return nil
-	}
-	ln, err := net.Listen("tcp", s.cfg.RPCAddr)
-	if err != nil {
-		return fmt.Errorf("listening for RPC on %s: %w", s.cfg.RPCAddr, err)
-	}
-	s.listener = ln
-	s.advertise = s.cfg.RPCAdvertise
-	if s.advertise == "" {
-		s.advertise = ln.Addr().String()
-	}
-	adv, err := net.ResolveTCPAddr("tcp", s.advertise)
-	if err != nil {
-		ln.Close()
-		return fmt.Errorf("resolving rpc advertise address %q: %w", s.advertise, err)
-	}
-	if adv.IP == nil || adv.IP.IsUnspecified() {
-		ln.Close()
-		return fmt.Errorf("%w: rpc advertise address %q is not reachable by peers; set advertise", ErrConfig, s.advertise)
-	}
-	s.raftLayer = cluster.NewStreamLayer(adv, outgoingTLS(s.cfg.TLS))
-	return nil
-}
-
-// serve accepts RPC and raft connections on the listener (if any) until
-// shutdown. Called once the cluster is set, so every request sees it.
-func (s *Server) serve() {
-	if s.listener == nil {
-		return
-	}
-	s.wg.Add(1)
-	go s.serveListener()
-}
-
-// RPCAddr returns the address the RPC listener is bound to ("" without one).
-func (s *Server) RPCAddr() string {
-	if s.listener == nil {
-		return ""
-	}
-	return s.listener.Addr().String()
-}
 
 // State returns the current state store. It changes after a raft snapshot
 // restore; callers fetch it per use instead of keeping it.
@@ -366,11 +308,8 @@ func (s *Server) Shutdown() error {
 	s.shutdownMu.Unlock()
 
 	var errs structs.MultiError
-	s.peers.close()
 	s.nodeConns.Close()
-	if s.listener != nil {
-		s.listener.Close()
-	}
+	s.rpc.StopAccepting() // forwarding connections and the listener
 	if s.cluster != nil {
 		errs.Add(s.cluster.Shutdown()) // serf, raft, then raft's transport and log
 	}
@@ -379,7 +318,7 @@ func (s *Server) Shutdown() error {
 	if s.raftLayer != nil {
 		s.raftLayer.Close()
 	}
-	s.closeConns()
+	s.rpc.Close() // the accept loop has ended; open connections close
 	if s.endpoints != nil {
 		s.endpoints.Stop()
 	}

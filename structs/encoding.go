@@ -18,7 +18,7 @@ import (
 // any fixed value is worse for large elements. Extensions are the
 // exception (a time extension allocates its declared length at once); the
 // server's RPC reader refuses lengths beyond its byte budget
-// (server/rpc_codec.go).
+// (server/rpcserver/codec.go).
 var MsgpackHandle = NewMsgpackHandle()
 
 // NewMsgpackHandle returns a handle with MsgpackHandle's settings, for a

@@ -1,4 +1,4 @@
-package server
+package rpcserver
 
 import (
 	"net"
@@ -8,9 +8,9 @@ import (
 	"github.com/nomadish/nomadish/internal/connlimit"
 )
 
-// RPCLimits bounds connections on the RPC port (the agent's limits block,
+// Limits bounds connections on the RPC port (the agent's limits block,
 // rpc_* keys). The zero value sets no bound.
-type RPCLimits struct {
+type Limits struct {
 	// HandshakeTimeout bounds the wait for a connection's protocol byte
 	// (with TLS, for the inner one too; the TLS handshake has its own
 	// bound); a connection that has not started talking by then is closed.
@@ -32,7 +32,7 @@ type rpcAdmission struct {
 	lastLog atomic.Int64 // unix nanos of the last refusal warning
 }
 
-func newRPCAdmission(l RPCLimits) *rpcAdmission {
+func newRPCAdmission(l Limits) *rpcAdmission {
 	return &rpcAdmission{perIP: connlimit.New(l.MaxConnsPerClient)}
 }
 

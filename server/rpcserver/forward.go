@@ -1,16 +1,12 @@
-package server
+package rpcserver
 
 import (
-	"crypto/tls"
 	"errors"
 	"net"
 	"reflect"
 	"strings"
 	"time"
 
-	"github.com/hashicorp/go-hclog"
-
-	"github.com/nomadish/nomadish/rpcclient"
 	"github.com/nomadish/nomadish/structs"
 )
 
@@ -56,8 +52,9 @@ func kindOf(method string, args any) (rpcKind, bool) {
 // RPC port when this server is a follower. Without a leader it waits up to
 // the hold timeout and then fails with structs.ErrNoLeader (503, "No
 // cluster leader"). args and reply are the pointers the endpoint gets;
-// coded errors keep their identity (rebuilt after a forward). The agent's
-// HTTP API, an in-process client and the TCP RPC listener call it.
+// coded errors keep their identity (rebuilt after a forward). The server's
+// Server.RPC (the agent's HTTP API, an in-process client) and the RPC
+// port's conversations (serve_codec.go) call it.
 func (s *Server) RPC(method string, args, reply any) error {
 	kind, stale := kindOf(method, args)
 	if kind == kindLocal || stale {
@@ -66,13 +63,13 @@ func (s *Server) RPC(method string, args, reply any) error {
 	// The hold timeout and forward poll are network waits on wall time, not
 	// Config.Clock: they bound a caller's latency and stamp nothing, and a
 	// fake clock must not stall RPCs.
-	deadline := time.Now().Add(s.holdTimeout)
+	deadline := time.Now().Add(s.cfg.HoldTimeout)
 	var lastErr error = structs.ErrNoLeader
 	for {
-		if s.IsLeader() {
+		if s.cfg.Leadership.IsLeader() {
 			return s.localRPC(method, args, reply)
 		}
-		if leader := s.Leader(); leader != "" && leader != s.advertise {
+		if leader := s.cfg.Leadership.Leader(); leader != "" && leader != s.cfg.Advertise {
 			err := s.peers.RPC(leader, forwardedPrefix+method, args, reply)
 			if err == nil || !retryForward(kind, err) {
 				return err
@@ -84,7 +81,7 @@ func (s *Server) RPC(method string, args, reply any) error {
 		}
 		select {
 		case <-time.After(forwardPoll):
-		case <-s.shutdownCh:
+		case <-s.cfg.Shutdown:
 			return structs.ErrNoLeader
 		}
 	}
@@ -94,7 +91,7 @@ func (s *Server) RPC(method string, args, reply any) error {
 // leads (or the call needs no leader), else ErrNoLeader at once so the
 // sender looks for the leader again.
 func (s *Server) rpcForwarded(method string, args, reply any) error {
-	if kind, stale := kindOf(method, args); kind != kindLocal && !stale && !s.IsLeader() {
+	if kind, stale := kindOf(method, args); kind != kindLocal && !stale && !s.cfg.Leadership.IsLeader() {
 		return structs.ErrNoLeader
 	}
 	return s.localRPC(method, args, reply)
@@ -115,29 +112,3 @@ func retryForward(kind rpcKind, err error) bool {
 	var op *net.OpError
 	return errors.As(err, &op) && op.Op == "dial"
 }
-
-// peerPool calls other servers for forwarding and bootstrap queries over
-// rpcclient's multiplexed connections (one yamux session per server, TLS
-// when the RPC port uses it). Safe for concurrent use.
-type peerPool struct {
-	pool *rpcclient.Pool
-}
-
-func newPeerPool(tlsCfg *tls.Config, logger hclog.Logger) *peerPool {
-	if logger == nil {
-		logger = hclog.NewNullLogger()
-	}
-	return &peerPool{pool: rpcclient.NewPool(tlsCfg, logger.Named("forward"))}
-}
-
-// RPC calls method on the server at addr; coded errors come back rebuilt.
-func (p *peerPool) RPC(addr, method string, args, reply any) error {
-	return p.pool.RPC(addr, method, args, reply)
-}
-
-// close closes the connections; later calls fail.
-func (p *peerPool) close() { p.pool.Close() }
-
-// lastContact is how long ago this server last heard from the leader (0 on
-// the leader itself), for X-Nomad-LastContact on stale reads.
-func (s *Server) lastContact() time.Duration { return s.cluster.LastContact() }

@@ -1,12 +1,9 @@
 package server
 
 import (
-	"bytes"
-	"net"
+	"errors"
 	"net/rpc"
-	"reflect"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/hashicorp/go-hclog"
@@ -15,23 +12,8 @@ import (
 	"github.com/nomadish/nomadish/structs"
 )
 
-// lockedBuffer is a log sink safe for the server's goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
+// The server's RPC port end to end, over its real endpoints and state (the
+// transport's own tests are in server/rpcserver).
 
 // tcpRPCServer starts a dev server listening on a real RPC port.
 func tcpRPCServer(t *testing.T) *Server {
@@ -101,77 +83,39 @@ func TestRPCNilMembersOverTCP(t *testing.T) {
 	}
 }
 
-// panicEndpoint is a test endpoint whose Boom method panics.
-type panicEndpoint struct{}
-
-func (panicEndpoint) Boom(args *string, reply *string) error { panic("boom: " + *args) }
-func (panicEndpoint) Echo(args *string, reply *string) error { *reply = *args; return nil }
-
-// bareServer is a Server with only what serveRPCCodec and localRPC need,
-// and the Status.Boom/Status.Echo test methods (Status.* is answered
-// locally, without a leader).
-func bareServer(logs *lockedBuffer) *Server {
-	s := &Server{logger: hclog.New(&hclog.LoggerOptions{Output: logs, Level: hclog.Debug}), methods: map[string]rpcMethod{}}
-	v := reflect.ValueOf(panicEndpoint{})
-	for _, name := range []string{"Boom", "Echo"} {
-		m, _ := v.Type().MethodByName(name)
-		s.methods["Status."+name] = rpcMethod{fn: v.MethodByName(name), argType: m.Type.In(1), replyType: m.Type.In(2)}
+// Operator.SnapshotRestore's endpoint restores one archive at a time: while
+// another is being applied, a restore gets the 429 coded error. (The
+// transport's gate, one restore body read at a time, and the larger byte
+// budget are tested in server/rpcserver: TestRPCSnapshotRestoreBodyGate.)
+func TestRPCSnapshotRestoreGates(t *testing.T) {
+	s := tcpRPCServer(t)
+	pool := rpcclient.NewPool(nil, hclog.NewNullLogger())
+	t.Cleanup(func() { pool.Close() })
+	restore := func(size int) error {
+		args := structs.SnapshotRestoreRequest{Archive: make([]byte, size)}
+		return pool.RPC(s.RPCAddr(), structs.OperatorSnapshotRestoreRPC, &args, &structs.SnapshotRestoreResponse{})
 	}
-	return s
+	wantCode := func(what string, err error, code int) {
+		t.Helper()
+		var ce *structs.CodedError
+		if !errors.As(err, &ce) || ce.Code != code {
+			t.Fatalf("%s: %v, want a %d coded error", what, err, code)
+		}
+	}
+	wantCode("a 20 MiB archive", restore(20<<20), structs.ErrCodeBadRequest)
+
+	s.restoring.Store(true) // another restore is being applied
+	wantCode("while another is applied", restore(1024), structs.ErrCodeTooManyRequests)
+	s.restoring.Store(false)
+	wantCode("after both", restore(1024), structs.ErrCodeBadRequest)
 }
 
-// TestRPCPanicAnsweredAsError: a panicking endpoint answers the caller with
-// a 500 coded error naming the method, is logged with the method and its
-// stack, and the conversation (and process) goes on.
-func TestRPCPanicAnsweredAsError(t *testing.T) {
-	logs := &lockedBuffer{}
-	s := bareServer(logs)
-	srvConn, cliConn := net.Pipe()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		s.serveRPCCodec(newServerCodec(srvConn))
-	}()
-	c := rpc.NewClientWithCodec(rpcclient.NewCodec(cliConn))
-	for i := 0; i < 3; i++ {
-		in, out := "x", ""
-		err := c.Call("Status.Boom", &in, &out)
-		code, msg := structs.ErrorCode(structs.DecodeRPCError(errString(err)))
-		if code != structs.ErrCodeInternal || !strings.Contains(msg, "internal error in Status.Boom") {
-			t.Fatalf("call %d: got %v, want a 500 naming the method", i, err)
-		}
-		if err := c.Call("Status.Echo", &in, &out); err != nil || out != "x" {
-			t.Fatalf("after the panic: %q %v", out, err)
-		}
-	}
-	c.Close()
-	<-done
-	log := logs.String()
-	for _, want := range []string{"RPC handler panicked", "method=Status.Boom", "boom: x", "panicEndpoint.Boom"} {
-		if !strings.Contains(log, want) {
-			t.Fatalf("log lacks %q:\n%s", want, log)
-		}
-	}
-}
-
-// TestLocalRPCPanicAndNil: the in-process path (HTTP API, in-process
-// client) gets the same answers as TCP callers.
-func TestLocalRPCPanicAndNil(t *testing.T) {
-	s := bareServer(&lockedBuffer{})
-	in, out := "y", ""
-	if code, _ := structs.ErrorCode(s.localRPC("Status.Boom", &in, &out)); code != structs.ErrCodeInternal {
-		t.Fatalf("panic: code %d", code)
-	}
+// TestLocalRPCNilMember: the in-process path (HTTP API, in-process client)
+// gets the same 400 as TCP callers for a nil member.
+func TestLocalRPCNilMember(t *testing.T) {
 	s2 := tcpRPCServer(t)
 	err := s2.RPC(structs.JobRegisterRPC, &structs.JobRegisterRequest{Job: &structs.Job{ID: "x", TaskGroups: []*structs.TaskGroup{nil}}}, &structs.JobRegisterResponse{})
 	if code, msg := structs.ErrorCode(err); code != structs.ErrCodeBadRequest || !strings.Contains(msg, "TaskGroups[0] is null") {
 		t.Fatalf("nil group in process: %v", err)
 	}
-}
-
-func errString(err error) string {
-	if err == nil {
-		return ""
-	}
-	return err.Error()
 }

@@ -1,4 +1,4 @@
-package server
+package rpcserver
 
 import (
 	"fmt"
@@ -11,12 +11,13 @@ import (
 // endpoint panicked; the details stay in the server's log.
 const rpcPanicMessage = "internal error in %s: the server recovered from a failure and logged it"
 
-// recoverRPC, deferred around an endpoint call, turns a panic into a 500
+// Recover, deferred around an endpoint call (and by the endpoints around
+// their own goroutines' work: endpoints.Deps.Recover), turns a panic into a 500
 // coded error in *err and logs it at error level with the method, the
 // panic value and the stack. The process keeps serving: net/rpc-style
 // dispatch runs each call on a goroutine of its own, where an unrecovered
 // panic would end the whole agent.
-func (s *Server) recoverRPC(method string, err *error) {
+func (s *Server) Recover(method string, err *error) {
 	p := recover()
 	if p == nil {
 		return

@@ -1,4 +1,4 @@
-package server
+package rpcserver
 
 import (
 	"fmt"
@@ -13,7 +13,7 @@ import (
 
 // serveRPCCodec answers the calls arriving on one RPC connection (or
 // stream) until it closes, each request read under its byte budget
-// (rpc_codec.go), each in its own goroutine, as net/rpc's
+// (codec.go), each in its own goroutine, as net/rpc's
 // ServeCodec does, but dispatching through RPC so that a follower forwards
 // what the leader must answer, and answering forwarded calls (method
 // prefixed with forwardedPrefix) itself. Endpoint errors travel as their
@@ -21,7 +21,7 @@ import (
 // structs.DecodeRPCError. It closes codec before returning.
 //
 // Nothing a peer sends ends the process: endpoint panics become 500 errors
-// in localRPC (rpc.go); a panic anywhere else on a call's goroutine
+// in localRPC (dispatch.go); a panic anywhere else on a call's goroutine
 // (forwarding, encoding the reply) is answered as the same error; a panic
 // while decoding closes this conversation only.
 func (s *Server) serveRPCCodec(codec *serverCodec) {
@@ -56,7 +56,7 @@ func (s *Server) serveRPCCodec(codec *serverCodec) {
 			defer wg.Done()
 			var err error
 			func() {
-				defer s.recoverRPC(req.ServiceMethod, &err)
+				defer s.Recover(req.ServiceMethod, &err)
 				if forwarded {
 					err = s.rpcForwarded(method, args, reply)
 				} else {
@@ -128,7 +128,7 @@ func (s *Server) writeRPCResponse(codec rpc.ServerCodec, sending *sync.Mutex, re
 	defer sending.Unlock()
 	var encErr error
 	func() {
-		defer s.recoverRPC(req.ServiceMethod, &encErr)
+		defer s.Recover(req.ServiceMethod, &encErr)
 		codec.WriteResponse(&resp, reply) // a write error means the peer is gone
 	}()
 	if encErr != nil {

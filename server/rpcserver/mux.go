@@ -1,4 +1,4 @@
-package server
+package rpcserver
 
 import (
 	"net"
@@ -11,7 +11,7 @@ import (
 // serveMultiplex serves a yamux session (the RPCMultiplex protocol): each
 // stream the peer opens is one net/rpc msgpack conversation, served on its
 // own goroutine, so a blocking query holds only its stream. It returns when
-// the session ends (the peer left, or Shutdown closed the connection).
+// the session ends (the peer left, or Close closed the connection).
 func (s *Server) serveMultiplex(conn net.Conn) {
 	sess, err := yamux.Server(conn, rpcclient.YamuxConfig(s.logger.Named("yamux")))
 	if err != nil {

@@ -1,22 +1,16 @@
-package server
+package rpcserver
 
 import (
 	"crypto/tls"
 	"net"
 	"time"
 
-	"github.com/nomadish/nomadish/internal/tlsutil"
 	"github.com/nomadish/nomadish/rpcclient"
 )
 
-// RPCTLSConfig is the TLS setup of the RPC port (Config.TLS): Incoming for the
-// listener, Outgoing for raft (and RPC) dials to other servers. Build it
-// with tlsutil.NewRPC; nil means plaintext.
-type RPCTLSConfig = tlsutil.RPC
-
 // startTLS runs the server side of the TLS handshake on conn (after the
-// RPCTLS byte). It returns nil, logging why, when the server has no RPC TLS
-// or the peer is refused (bad, missing or foreign-region certificate).
+// RPCTLS byte). It returns nil, logging why, when the server has no RPC
+// TLS (Config.TLS) or the peer is refused (bad, missing or foreign-region certificate).
 func (s *Server) startTLS(conn net.Conn) net.Conn {
 	if s.cfg.TLS == nil || s.cfg.TLS.Incoming == nil {
 		s.logger.Warn("refusing a TLS RPC connection: tls.rpc is not enabled on this server", "remote", conn.RemoteAddr())
@@ -34,11 +28,3 @@ func (s *Server) startTLS(conn net.Conn) net.Conn {
 
 // requireTLS reports whether plaintext RPC connections are refused.
 func (s *Server) requireTLS() bool { return s.cfg.TLS != nil && s.cfg.TLS.Incoming != nil }
-
-// outgoingTLS is the config for dialing other servers (nil: plaintext).
-func outgoingTLS(t *RPCTLSConfig) *tls.Config {
-	if t == nil {
-		return nil
-	}
-	return t.Outgoing
-}

@@ -1,4 +1,4 @@
-package server
+package rpcserver
 
 import (
 	"io"
@@ -34,10 +34,9 @@ func closedByServer(c net.Conn) bool {
 // other addresses still get answers.
 func TestRPCConnsPerClientLimit(t *testing.T) {
 	s := testServer(t, func(c *Config) {
-		c.RPCAddr = "127.0.0.1:0"
-		c.RPCLimits = RPCLimits{MaxConnsPerClient: 2}
+		c.Limits = Limits{MaxConnsPerClient: 2}
 	})
-	addr := s.RPCAddr()
+	addr := s.Addr()
 	dialRPCFrom(t, addr, "127.0.0.20")
 	dialRPCFrom(t, addr, "127.0.0.20")
 	if !closedByServer(dialRPCFrom(t, addr, "127.0.0.20")) {
@@ -55,10 +54,9 @@ func TestRPCConnsPerClientLimit(t *testing.T) {
 // handshake timeout.
 func TestRPCHandshakeTimeout(t *testing.T) {
 	s := testServer(t, func(c *Config) {
-		c.RPCAddr = "127.0.0.1:0"
-		c.RPCLimits = RPCLimits{HandshakeTimeout: 20 * time.Millisecond}
+		c.Limits = Limits{HandshakeTimeout: 20 * time.Millisecond}
 	})
-	if !closedByServer(dialRPCFrom(t, s.RPCAddr(), "127.0.0.21")) {
+	if !closedByServer(dialRPCFrom(t, s.Addr(), "127.0.0.21")) {
 		t.Fatal("a silent connection outlived the handshake timeout")
 	}
 }
