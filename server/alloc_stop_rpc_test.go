@@ -7,6 +7,7 @@ import (
 
 	"github.com/nomadish/nomadish/server/state"
 	"github.com/nomadish/nomadish/structs"
+	"github.com/nomadish/nomadish/structs/structstest"
 )
 
 // TestAllocStopReplaces: Alloc.Stop commits the migrate mark and an
@@ -15,7 +16,7 @@ import (
 func TestAllocStopReplaces(t *testing.T) {
 	s := testServer(t, nil)
 	registerNode(t, s, "n1")
-	registerJob(t, s, mockJob("web"))
+	registerJob(t, s, structstest.Job("web"))
 	waitState(t, s, "1 alloc", func(st *state.StateStore, ws memdb.WatchSet) bool { return len(runningAllocs(st, ws, "web")) == 1 })
 	old := runningAllocs(s.State(), nil, "web")[0]
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/nomadish/nomadish/structs"
+	"github.com/nomadish/nomadish/structs/structstest"
 )
 
 // TestBlockingListMatchesItsIndex registers jobs while blocking Job.List
@@ -25,7 +26,7 @@ func TestBlockingListMatchesItsIndex(t *testing.T) {
 		for i := 0; i < n; i++ {
 			var r structs.JobRegisterResponse
 			id := fmt.Sprintf("j%02d", i)
-			if err := s.RPC(structs.JobRegisterRPC, &structs.JobRegisterRequest{Job: mockJob(id)}, &r); err != nil {
+			if err := s.RPC(structs.JobRegisterRPC, &structs.JobRegisterRequest{Job: structstest.Job(id)}, &r); err != nil {
 				t.Error(err)
 				return
 			}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/nomadish/nomadish/structs"
+	"github.com/nomadish/nomadish/structs/structstest"
 )
 
 // stacksWith counts the goroutines whose stack mentions fn.
@@ -42,7 +43,7 @@ func TestBlockingListsCostAConstant(t *testing.T) {
 	s := testServer(t, nil)
 	const jobs, waiters = 200, 20
 	for i := range jobs {
-		j := mockJob(fmt.Sprintf("job-%03d", i))
+		j := structstest.Job(fmt.Sprintf("job-%03d", i))
 		j.Datacenters = []string{"nowhere"}
 		if err := s.RPC(structs.JobRegisterRPC, &structs.JobRegisterRequest{Job: j}, &structs.JobRegisterResponse{}); err != nil {
 			t.Fatal(err)
@@ -80,7 +81,7 @@ func TestBlockingListsCostAConstant(t *testing.T) {
 		t.Fatalf("%d waiters building their answer while blocked", got)
 	}
 	var reg structs.JobRegisterResponse
-	if err := s.RPC(structs.JobRegisterRPC, &structs.JobRegisterRequest{Job: mockJob("wake")}, &reg); err != nil {
+	if err := s.RPC(structs.JobRegisterRPC, &structs.JobRegisterRequest{Job: structstest.Job("wake")}, &reg); err != nil {
 		t.Fatal(err)
 	}
 	for range waiters {

@@ -9,6 +9,7 @@ import (
 	"github.com/nomadish/nomadish/internal/clock/clocktest"
 	"github.com/nomadish/nomadish/server/state"
 	"github.com/nomadish/nomadish/structs"
+	"github.com/nomadish/nomadish/structs/structstest"
 )
 
 // TestStateTimesFollowClock: every time the server stamps into state comes
@@ -28,7 +29,7 @@ func TestStateTimesFollowClock(t *testing.T) {
 	}
 
 	var reg structs.JobRegisterResponse
-	if err := s.RPC(structs.JobRegisterRPC, &structs.JobRegisterRequest{Job: mockJob("web")}, &reg); err != nil {
+	if err := s.RPC(structs.JobRegisterRPC, &structs.JobRegisterRequest{Job: structstest.Job("web")}, &reg); err != nil {
 		t.Fatal(err)
 	}
 	if ev, _ := s.State().EvalByID(nil, reg.EvalID); ev == nil || ev.CreateTime != t0 || ev.ModifyTime != t0 {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/nomadish/nomadish/server/state"
 	"github.com/nomadish/nomadish/structs"
+	"github.com/nomadish/nomadish/structs/structstest"
 )
 
 // invariantChecker wraps the leader's notifier and, after every write the
@@ -67,7 +68,7 @@ func jobType(r *rand.Rand) string {
 
 // concurrencyJob is a job of the type with random priority, count and size.
 func concurrencyJob(r *rand.Rand, id, typ string) *structs.Job {
-	j := mockJob(id)
+	j := structstest.Job(id)
 	j.Type = typ
 	j.Priority = []int{10, 20, 40, 60, 80, 100}[r.IntN(6)]
 	tg := j.TaskGroups[0]
@@ -90,7 +91,7 @@ func TestRandomizedConcurrentScheduling(t *testing.T) {
 	t.Logf("seed %d", seed)
 	s := testServer(t, func(c *Config) { c.NumSchedulers = 4 })
 	for i := range 4 {
-		n := mockNode(fmt.Sprintf("n%d", i))
+		n := structstest.Node(fmt.Sprintf("n%d", i))
 		n.NodeResources.Cpu.CpuShares, n.NodeResources.Memory.MemoryMB = 2000, 2048
 		var resp structs.NodeUpdateResponse
 		if err := s.RPC(structs.NodeRegisterRPC, &structs.NodeRegisterRequest{Node: n}, &resp); err != nil {
@@ -199,9 +200,9 @@ func waitQuiescent(t *testing.T, s *Server) {
 // allocs, one per node under one name, would be duplicates to a service job.
 func TestJobTypeChangeRefused(t *testing.T) {
 	s := testServer(t, nil)
-	job := mockJob("web")
+	job := structstest.Job("web")
 	registerJob(t, s, job)
-	sys := mockJob("web")
+	sys := structstest.Job("web")
 	sys.Type = structs.JobTypeSystem
 	err := s.RPC(structs.JobRegisterRPC, &structs.JobRegisterRequest{Job: sys}, &structs.JobRegisterResponse{})
 	if code, _ := structs.ErrorCode(err); code != structs.ErrCodeBadRequest {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/nomadish/nomadish/structs"
+	"github.com/nomadish/nomadish/structs/structstest"
 )
 
 // TestReadsWaitForLeaderDuties: a consistent read is refused with "no
@@ -14,7 +15,7 @@ import (
 func TestReadsWaitForLeaderDuties(t *testing.T) {
 	s := testServer(t, nil)
 	var reg structs.JobRegisterResponse
-	if err := s.RPC(structs.JobRegisterRPC, &structs.JobRegisterRequest{Job: mockJob("j")}, &reg); err != nil {
+	if err := s.RPC(structs.JobRegisterRPC, &structs.JobRegisterRequest{Job: structstest.Job("j")}, &reg); err != nil {
 		t.Fatal(err)
 	}
 	s.revokeLeadership()

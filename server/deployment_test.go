@@ -8,6 +8,7 @@ import (
 
 	"github.com/nomadish/nomadish/server/state"
 	"github.com/nomadish/nomadish/structs"
+	"github.com/nomadish/nomadish/structs/structstest"
 )
 
 // reportHealth sends, as the client would, a health verdict for every
@@ -40,7 +41,7 @@ func reportHealth(t *testing.T, s *Server, jobID string, healthy bool) int {
 }
 
 func rollingJob(id string, count int, up *structs.UpdateStrategy) *structs.Job {
-	j := mockJob(id)
+	j := structstest.Job(id)
 	j.TaskGroups[0].Count = count
 	j.TaskGroups[0].Update = up
 	return j

@@ -9,25 +9,13 @@ import (
 
 	"github.com/nomadish/nomadish/server/state"
 	"github.com/nomadish/nomadish/structs"
+	"github.com/nomadish/nomadish/structs/structstest"
 )
-
-func mockNode(id string) *structs.Node {
-	return &structs.Node{
-		ID: id, SecretID: "secret-" + id, Name: id, Datacenter: "dc1", NodePool: "default",
-		Attributes: map[string]string{"kernel.name": "linux", "driver.raw_exec": "1"},
-		NodeResources: &structs.NodeResources{
-			Cpu:    structs.NodeCpuResources{CpuShares: 4000, TotalCpuCores: 4},
-			Memory: structs.NodeMemoryResources{MemoryMB: 8192},
-			Disk:   structs.NodeDiskResources{DiskMB: 100000},
-		},
-		Drivers: map[string]*structs.DriverInfo{"raw_exec": {Detected: true, Healthy: true}},
-	}
-}
 
 func registerNode(t *testing.T, s *Server, id string) *structs.NodeUpdateResponse {
 	t.Helper()
 	var resp structs.NodeUpdateResponse
-	if err := s.RPC(structs.NodeRegisterRPC, &structs.NodeRegisterRequest{Node: mockNode(id)}, &resp); err != nil {
+	if err := s.RPC(structs.NodeRegisterRPC, &structs.NodeRegisterRequest{Node: structstest.Node(id)}, &resp); err != nil {
 		t.Fatalf("Node.Register: %v", err)
 	}
 	return &resp
@@ -68,7 +56,7 @@ func TestEndToEndPlacement(t *testing.T) {
 	if reg.HeartbeatTTL < structs.MinHeartbeatTTL {
 		t.Fatalf("ttl %v", reg.HeartbeatTTL)
 	}
-	job := mockJob("web")
+	job := structstest.Job("web")
 	job.TaskGroups[0].Count = 3
 	var resp structs.JobRegisterResponse
 	if err := s.RPC(structs.JobRegisterRPC, &structs.JobRegisterRequest{Job: job}, &resp); err != nil {
@@ -130,7 +118,7 @@ func TestEndToEndPlacement(t *testing.T) {
 func TestBlockedEvalUnblockedByNewNode(t *testing.T) {
 	s := testServer(t, nil)
 	var resp structs.JobRegisterResponse
-	if err := s.RPC(structs.JobRegisterRPC, &structs.JobRegisterRequest{Job: mockJob("web")}, &resp); err != nil {
+	if err := s.RPC(structs.JobRegisterRPC, &structs.JobRegisterRequest{Job: structstest.Job("web")}, &resp); err != nil {
 		t.Fatal(err)
 	}
 	waitState(t, s, "blocked eval", func(st *state.StateStore, ws memdb.WatchSet) bool {
@@ -168,7 +156,7 @@ func TestBatchJobCompletesAndClientWatch(t *testing.T) {
 		}
 		watched <- &r
 	}()
-	job := mockJob("batch")
+	job := structstest.Job("batch")
 	job.Type = structs.JobTypeBatch
 	var resp structs.JobRegisterResponse
 	if err := s.RPC(structs.JobRegisterRPC, &structs.JobRegisterRequest{Job: job}, &resp); err != nil {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/nomadish/nomadish/structs"
+	"github.com/nomadish/nomadish/structs/structstest"
 )
 
 // Job.Plan with WhyNotNode returns the node's whole verdict per group, and
@@ -13,7 +14,7 @@ import (
 func TestJobPlanWhyNotNode(t *testing.T) {
 	s := testServer(t, nil)
 	registerNode(t, s, "node-1")
-	job := mockJob("web")
+	job := structstest.Job("web")
 	job.Datacenters = []string{"dc9"}
 	job.TaskGroups[0].Tasks[0].Resources.MemoryMB = 100000
 	extra := &structs.TaskGroup{Name: "small", Count: 1, Tasks: []*structs.Task{{Name: "t", Driver: "raw_exec",

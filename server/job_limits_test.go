@@ -7,6 +7,7 @@ import (
 
 	"github.com/nomadish/nomadish/server/state"
 	"github.com/nomadish/nomadish/structs"
+	"github.com/nomadish/nomadish/structs/structstest"
 )
 
 // wantBadRequest checks err is a 400 whose message holds want.
@@ -23,7 +24,7 @@ func wantBadRequest(t *testing.T, what string, err error, want string) {
 // job_max_count, and a refused request writes nothing.
 func TestJobMaxCountOnRegisterScaleAndPlan(t *testing.T) {
 	s := testServer(t, func(c *Config) { c.JobMaxCount = 5 })
-	two := mockJob("two")
+	two := structstest.Job("two")
 	two.TaskGroups = append(two.TaskGroups, &structs.TaskGroup{Name: "side", Count: 3, Tasks: two.TaskGroups[0].Tasks})
 	two.TaskGroups[0].Count = 2 // 2 + 3 = 5: at the limit
 	var reg structs.JobRegisterResponse
@@ -32,7 +33,7 @@ func TestJobMaxCountOnRegisterScaleAndPlan(t *testing.T) {
 	}
 	before, _ := s.State().Index(state.TableJobs) // the eval of "two" may still write elsewhere
 
-	over := mockJob("over")
+	over := structstest.Job("over")
 	over.TaskGroups[0].Count = 10000000
 	err := s.RPC(structs.JobRegisterRPC, &structs.JobRegisterRequest{Job: over}, &reg)
 	wantBadRequest(t, "register", err, `job "over" asks for 10000000 allocations (group "web": 10000000), over the server's job_max_count of 5`)
@@ -60,7 +61,7 @@ func TestJobMaxCountOnRegisterScaleAndPlan(t *testing.T) {
 func TestJobMaxCountDefault(t *testing.T) {
 	s := testServer(t, nil)
 	var plan structs.JobPlanResponse
-	job := mockJob("many")
+	job := structstest.Job("many")
 	job.TaskGroups[0].Count = structs.DefaultJobMaxCount + 1
 	err := s.RPC(structs.JobPlanRPC, &structs.JobPlanRequest{Job: job}, &plan)
 	wantBadRequest(t, "plan", err, "job_max_count of 10000")
@@ -82,7 +83,7 @@ func TestRegisterRefusesOutOfBoundsInput(t *testing.T) {
 		{func(j *structs.Job) { j.ID = strings.Repeat("x", 1<<20) }, "job ID is 1048576 bytes long, over the limit of 256"},
 		{func(j *structs.Job) { j.TaskGroups[0].Tasks[0].Name = "../../x" }, `name contains a slash`},
 	} {
-		job := mockJob("bounds")
+		job := structstest.Job("bounds")
 		c.mod(job)
 		var reg structs.JobRegisterResponse
 		wantBadRequest(t, c.want, s.RPC(structs.JobRegisterRPC, &structs.JobRegisterRequest{Job: job}, &reg), c.want)
@@ -95,7 +96,7 @@ func TestRegisterRefusesOutOfBoundsInput(t *testing.T) {
 		{func(n *structs.Node) { n.NodeResources.Cpu.CpuShares = -1 }, "NodeResources.Cpu.CpuShares -1 out of range"},
 		{func(n *structs.Node) { n.Name = "n\x00" }, "node name contains a null character"},
 	} {
-		n := mockNode("11111111-2222-3333-4444-555555555555")
+		n := structstest.Node("11111111-2222-3333-4444-555555555555")
 		c.mod(n)
 		var resp structs.NodeUpdateResponse
 		wantBadRequest(t, c.want, s.RPC(structs.NodeRegisterRPC, &structs.NodeRegisterRequest{Node: n}, &resp), c.want)

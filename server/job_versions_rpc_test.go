@@ -7,6 +7,7 @@ import (
 
 	"github.com/nomadish/nomadish/server/state"
 	"github.com/nomadish/nomadish/structs"
+	"github.com/nomadish/nomadish/structs/structstest"
 )
 
 func register(t *testing.T, s *Server, job *structs.Job) *structs.JobRegisterResponse {
@@ -44,8 +45,8 @@ func specOf(j *structs.Job) *structs.Job {
 
 func TestJobVersionsRevertAndDiffs(t *testing.T) {
 	s := testServer(t, nil)
-	register(t, s, mockJob("web"))
-	v1 := mockJob("web")
+	register(t, s, structstest.Job("web"))
+	v1 := structstest.Job("web")
 	v1.TaskGroups[0].Tasks[0].Resources.MemoryMB = 128
 	register(t, s, v1)
 
@@ -86,7 +87,7 @@ func TestJobVersionsRevertAndDiffs(t *testing.T) {
 
 func TestJobScale(t *testing.T) {
 	s := testServer(t, nil)
-	register(t, s, mockJob("web"))
+	register(t, s, structstest.Job("web"))
 	count := func(n int64) *int64 { return &n }
 	var resp structs.JobRegisterResponse
 	for name, tc := range map[string]struct {
@@ -124,8 +125,8 @@ func TestJobScale(t *testing.T) {
 
 func TestJobRegisterCheckIndexConflictChangesNothing(t *testing.T) {
 	s := testServer(t, nil)
-	first := register(t, s, mockJob("web"))
-	changed := mockJob("web")
+	first := register(t, s, structstest.Job("web"))
+	changed := structstest.Job("web")
 	changed.TaskGroups[0].Count = 2
 	// The first eval is being scheduled meanwhile (the latest index moves):
 	// what must not move is the job's spec, modify index and versions.
@@ -153,19 +154,19 @@ func TestJobRegisterCheckIndexConflictChangesNothing(t *testing.T) {
 		t.Fatalf("a refused registration changed the job: %+v", cur)
 	}
 	var resp structs.JobRegisterResponse
-	err := s.RPC(structs.JobRegisterRPC, &structs.JobRegisterRequest{Job: mockJob("new"), EnforceIndex: true, JobModifyIndex: 5}, &resp)
+	err := s.RPC(structs.JobRegisterRPC, &structs.JobRegisterRequest{Job: structstest.Job("new"), EnforceIndex: true, JobModifyIndex: 5}, &resp)
 	wantCode(t, err, structs.ErrCodeConflict, "index on a job that does not exist")
 	if err := s.RPC(structs.JobRegisterRPC, &structs.JobRegisterRequest{Job: changed, EnforceIndex: true, JobModifyIndex: first.JobModifyIndex}, &resp); err != nil {
 		t.Fatalf("matching index refused: %v", err)
 	}
-	if err := s.RPC(structs.JobRegisterRPC, &structs.JobRegisterRequest{Job: mockJob("new"), EnforceIndex: true}, &resp); err != nil {
+	if err := s.RPC(structs.JobRegisterRPC, &structs.JobRegisterRequest{Job: structstest.Job("new"), EnforceIndex: true}, &resp); err != nil {
 		t.Fatalf("index 0 for a new job refused: %v", err)
 	}
 }
 
 func TestJobStopIsAVersionAndPurgeDropsVersions(t *testing.T) {
 	s := testServer(t, nil)
-	register(t, s, mockJob("web"))
+	register(t, s, structstest.Job("web"))
 	var dr structs.JobDeregisterResponse
 	if err := s.RPC(structs.JobDeregisterRPC, &structs.JobDeregisterRequest{JobID: "web"}, &dr); err != nil {
 		t.Fatal(err)
@@ -191,8 +192,8 @@ func TestJobStopIsAVersionAndPurgeDropsVersions(t *testing.T) {
 
 func TestJobPlanDiffAnnotated(t *testing.T) {
 	s := testServer(t, nil)
-	register(t, s, mockJob("web"))
-	changed := mockJob("web")
+	register(t, s, structstest.Job("web"))
+	changed := structstest.Job("web")
 	changed.TaskGroups[0].Count = 3
 	changed.TaskGroups[0].Tasks[0].Config["args"] = []any{"20"}
 	var resp structs.JobPlanResponse

@@ -9,6 +9,7 @@ import (
 	"github.com/nomadish/nomadish/rpcclient"
 	"github.com/nomadish/nomadish/server/state"
 	"github.com/nomadish/nomadish/structs"
+	"github.com/nomadish/nomadish/structs/structstest"
 )
 
 // updateAllocsAsNodes sends client alloc updates as their nodes would: one
@@ -61,11 +62,11 @@ func placeOnTwoNodes(t *testing.T, s *Server, rpc func(string, any, any) error) 
 	t.Helper()
 	for _, id := range []string{"n1", "n2"} {
 		var resp structs.NodeUpdateResponse
-		if err := rpc(structs.NodeRegisterRPC, &structs.NodeRegisterRequest{Node: mockNode(id)}, &resp); err != nil {
+		if err := rpc(structs.NodeRegisterRPC, &structs.NodeRegisterRequest{Node: structstest.Node(id)}, &resp); err != nil {
 			t.Fatalf("Node.Register %s: %v", id, err)
 		}
 	}
-	job := mockJob("web")
+	job := structstest.Job("web")
 	job.TaskGroups[0].Count = 2
 	job.Spreads = []*structs.Spread{{Attribute: "${node.unique.id}", Weight: 100}}
 	var jr structs.JobRegisterResponse
@@ -86,7 +87,7 @@ func placeOnTwoNodes(t *testing.T, s *Server, rpc func(string, any, any) error) 
 func TestGetNodeHidesSecretOverRPC(t *testing.T) {
 	_, rpc := tcpServer(t, nil)
 	var resp structs.NodeUpdateResponse
-	if err := rpc(structs.NodeRegisterRPC, &structs.NodeRegisterRequest{Node: mockNode("n1")}, &resp); err != nil {
+	if err := rpc(structs.NodeRegisterRPC, &structs.NodeRegisterRequest{Node: structstest.Node("n1")}, &resp); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
@@ -111,7 +112,7 @@ func TestGetNodeHidesSecretOverRPC(t *testing.T) {
 func TestHeartbeatNeedsNodeSecretOverRPC(t *testing.T) {
 	s, rpc := tcpServer(t, nil)
 	var resp structs.NodeUpdateResponse
-	if err := rpc(structs.NodeRegisterRPC, &structs.NodeRegisterRequest{Node: mockNode("n1")}, &resp); err != nil {
+	if err := rpc(structs.NodeRegisterRPC, &structs.NodeRegisterRequest{Node: structstest.Node("n1")}, &resp); err != nil {
 		t.Fatal(err)
 	}
 	before, _ := s.State().NodeByID(nil, "n1")
@@ -138,10 +139,10 @@ func TestHeartbeatNeedsNodeSecretOverRPC(t *testing.T) {
 func TestReRegisterWithOtherSecretRefusedOverRPC(t *testing.T) {
 	s, rpc := tcpServer(t, nil)
 	var resp structs.NodeUpdateResponse
-	if err := rpc(structs.NodeRegisterRPC, &structs.NodeRegisterRequest{Node: mockNode("n1")}, &resp); err != nil {
+	if err := rpc(structs.NodeRegisterRPC, &structs.NodeRegisterRequest{Node: structstest.Node("n1")}, &resp); err != nil {
 		t.Fatal(err)
 	}
-	fake := mockNode("n1")
+	fake := structstest.Node("n1")
 	fake.SecretID, fake.Name = "attacker", "fake"
 	err := rpc(structs.NodeRegisterRPC, &structs.NodeRegisterRequest{Node: fake}, &resp)
 	if code, _ := structs.ErrorCode(err); code != structs.ErrCodeNodeAuth {
@@ -201,7 +202,7 @@ func TestUpdateAllocOnlyOwnAllocsOverRPC(t *testing.T) {
 func TestGetClientAllocsNeedsSecretOverRPC(t *testing.T) {
 	_, rpc := tcpServer(t, nil)
 	var resp structs.NodeUpdateResponse
-	if err := rpc(structs.NodeRegisterRPC, &structs.NodeRegisterRequest{Node: mockNode("n1")}, &resp); err != nil {
+	if err := rpc(structs.NodeRegisterRPC, &structs.NodeRegisterRequest{Node: structstest.Node("n1")}, &resp); err != nil {
 		t.Fatal(err)
 	}
 	var ca structs.NodeClientAllocsResponse
@@ -231,7 +232,7 @@ func TestClientIntroductionModes(t *testing.T) {
 		s, rpc := tcpServer(t, func(c *Config) {
 			c.ClientIntroduction = ClientIntroductionConfig{Enforcement: tc.mode, Tokens: []string{token}}
 		})
-		req := &structs.NodeRegisterRequest{Node: mockNode("n1"), WriteRequest: structs.WriteRequest{AuthToken: tc.token}}
+		req := &structs.NodeRegisterRequest{Node: structstest.Node("n1"), WriteRequest: structs.WriteRequest{AuthToken: tc.token}}
 		err := rpc(structs.NodeRegisterRPC, req, &structs.NodeUpdateResponse{})
 		n, _ := s.State().NodeByID(nil, "n1")
 		if tc.wantOK != (err == nil) || tc.wantOK != (n != nil) {
@@ -242,7 +243,7 @@ func TestClientIntroductionModes(t *testing.T) {
 		}
 		if tc.wantOK && tc.mode == IntroEnforcementStrict {
 			// Introduced once, the node re-registers with its secret alone.
-			again := &structs.NodeRegisterRequest{Node: mockNode("n1")}
+			again := &structs.NodeRegisterRequest{Node: structstest.Node("n1")}
 			if err := rpc(structs.NodeRegisterRPC, again, &structs.NodeUpdateResponse{}); err != nil {
 				t.Fatalf("re-register without the token: %v", err)
 			}

@@ -9,6 +9,7 @@ import (
 	"github.com/nomadish/nomadish/internal/clock/clocktest"
 	"github.com/nomadish/nomadish/server/state"
 	"github.com/nomadish/nomadish/structs"
+	"github.com/nomadish/nomadish/structs/structstest"
 )
 
 func TestExpiredStatus(t *testing.T) {
@@ -39,7 +40,7 @@ func disconnectTest(t *testing.T) (*Server, func(time.Duration), string) {
 	clock := clocktest.NewFakeClock()
 	s := testServer(t, func(c *Config) { c.Clock = clock; c.MinHeartbeatTTL = time.Second; c.HeartbeatGrace = time.Second })
 	registerNode(t, s, "n1")
-	job := mockJob("web")
+	job := structstest.Job("web")
 	job.TaskGroups[0].Disconnect = &structs.DisconnectStrategy{LostAfter: time.Minute, Reconcile: structs.ReconcileKeepOriginal}
 	var resp structs.JobRegisterResponse
 	if err := s.RPC(structs.JobRegisterRPC, &structs.JobRegisterRequest{Job: job}, &resp); err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/nomadish/nomadish/server/state"
 	"github.com/nomadish/nomadish/structs"
+	"github.com/nomadish/nomadish/structs/structstest"
 )
 
 func TestUpdateEligibilityAndDrainEndpoints(t *testing.T) {
@@ -63,7 +64,7 @@ func TestUpdateEligibilityAndDrainEndpoints(t *testing.T) {
 func TestEligibleRefusedWhileDraining(t *testing.T) {
 	s := testServer(t, nil)
 	registerNode(t, s, "n1")
-	job := mockJob("web")
+	job := structstest.Job("web")
 	var jr structs.JobRegisterResponse
 	if err := s.RPC(structs.JobRegisterRPC, &structs.JobRegisterRequest{Job: job}, &jr); err != nil {
 		t.Fatal(err)
@@ -89,7 +90,7 @@ func TestEligibleRefusedWhileDraining(t *testing.T) {
 func TestForcedDrainMovesAllocs(t *testing.T) {
 	s := testServer(t, nil)
 	registerNode(t, s, "n1")
-	job := mockJob("web")
+	job := structstest.Job("web")
 	job.TaskGroups[0].Count = 2
 	var jr structs.JobRegisterResponse
 	if err := s.RPC(structs.JobRegisterRPC, &structs.JobRegisterRequest{Job: job}, &jr); err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/nomadish/nomadish/internal/clock/clocktest"
 	"github.com/nomadish/nomadish/server/state"
 	"github.com/nomadish/nomadish/structs"
+	"github.com/nomadish/nomadish/structs/structstest"
 )
 
 // reportRunning sends the client's "running" report for every alloc of
@@ -38,7 +39,7 @@ func TestNodeLossReplacesOnOtherNode(t *testing.T) {
 	s := testServer(t, func(c *Config) { c.Clock = clock; c.MinHeartbeatTTL = time.Second; c.HeartbeatGrace = time.Second })
 	registerNode(t, s, "n1")
 	var resp structs.JobRegisterResponse
-	if err := s.RPC(structs.JobRegisterRPC, &structs.JobRegisterRequest{Job: mockJob("web")}, &resp); err != nil {
+	if err := s.RPC(structs.JobRegisterRPC, &structs.JobRegisterRequest{Job: structstest.Job("web")}, &resp); err != nil {
 		t.Fatal(err)
 	}
 	waitState(t, s, "alloc placed", func(st *state.StateStore, ws memdb.WatchSet) bool {

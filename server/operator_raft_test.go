@@ -13,6 +13,7 @@ import (
 	"github.com/nomadish/nomadish/server/snapshot"
 	"github.com/nomadish/nomadish/server/state"
 	"github.com/nomadish/nomadish/structs"
+	"github.com/nomadish/nomadish/structs/structstest"
 )
 
 func errCode(err error) int {
@@ -87,7 +88,7 @@ func TestOperatorRaftConfigurationAndRemovePeer(t *testing.T) {
 func TestOperatorSnapshotSaveRestore(t *testing.T) {
 	s := startRaftServer(t, t.TempDir(), cluster.RaftConfig{})
 	defer s.Shutdown()
-	registerJob(t, s, mockJob("kept"))
+	registerJob(t, s, structstest.Job("kept"))
 	var saved structs.SnapshotSaveResponse
 	if err := s.RPC(structs.OperatorSnapshotSaveRPC, &structs.GenericRequest{}, &saved); err != nil {
 		t.Fatal(err)
@@ -102,7 +103,7 @@ func TestOperatorSnapshotSaveRestore(t *testing.T) {
 	if err := arc.Close(); err != nil {
 		t.Fatal(err)
 	}
-	registerJob(t, s, mockJob("extra"))
+	registerJob(t, s, structstest.Job("extra"))
 
 	corrupt := append([]byte(nil), saved.Archive...)
 	corrupt[len(corrupt)/2] ^= 0xff
@@ -126,7 +127,7 @@ func TestOperatorSnapshotSaveRestore(t *testing.T) {
 	if j, _ := s.State().JobByID(nil, "default", "kept"); j == nil {
 		t.Fatal("job in the snapshot missing after the restore")
 	}
-	registerJob(t, s, mockJob("after-restore"))
+	registerJob(t, s, structstest.Job("after-restore"))
 	if j, _ := s.State().JobByID(nil, "default", "after-restore"); j == nil {
 		t.Fatal("write after the restore lost")
 	}

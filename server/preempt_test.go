@@ -7,6 +7,7 @@ import (
 
 	"github.com/nomadish/nomadish/server/state"
 	"github.com/nomadish/nomadish/structs"
+	"github.com/nomadish/nomadish/structs/structstest"
 )
 
 // A high-priority job preempts a low-priority batch job on a full node: the
@@ -15,12 +16,12 @@ import (
 // placed again (Nomad never replaces preempted batch allocs).
 func TestPreemptedBatchJobPlacedAgainWhenCapacityReturns(t *testing.T) {
 	s := testServer(t, nil)
-	n := mockNode("n1")
+	n := structstest.Node("n1")
 	n.NodeResources.Cpu.CpuShares = 1000
 	if err := s.RPC(structs.NodeRegisterRPC, &structs.NodeRegisterRequest{Node: n}, &structs.NodeUpdateResponse{}); err != nil {
 		t.Fatal(err)
 	}
-	low := mockJob("low")
+	low := structstest.Job("low")
 	low.Type, low.Priority = structs.JobTypeBatch, 20
 	low.TaskGroups[0].Tasks[0].Resources.CPU = 800
 	registerJob(t, s, low)
@@ -29,7 +30,7 @@ func TestPreemptedBatchJobPlacedAgainWhenCapacityReturns(t *testing.T) {
 	})
 	first := runningAllocs(s.State(), nil, "low")[0]
 
-	high := mockJob("high")
+	high := structstest.Job("high")
 	high.Priority = 80
 	high.TaskGroups[0].Tasks[0].Resources.CPU = 500
 	registerJob(t, s, high)

@@ -13,6 +13,7 @@ import (
 	"github.com/nomadish/nomadish/server/cluster"
 	"github.com/nomadish/nomadish/server/state/statetest"
 	"github.com/nomadish/nomadish/structs"
+	"github.com/nomadish/nomadish/structs/structstest"
 )
 
 func startRaftServer(t *testing.T, dir string, rc cluster.RaftConfig) *Server {
@@ -43,7 +44,7 @@ func TestRestartAfterCompactedSnapshot(t *testing.T) {
 	register := func(id string) {
 		t.Helper()
 		var resp structs.JobRegisterResponse
-		if err := s.RPC(structs.JobRegisterRPC, &structs.JobRegisterRequest{Job: mockJob(id)}, &resp); err != nil {
+		if err := s.RPC(structs.JobRegisterRPC, &structs.JobRegisterRequest{Job: structstest.Job(id)}, &resp); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/nomadish/nomadish/server/state"
 	"github.com/nomadish/nomadish/structs"
+	"github.com/nomadish/nomadish/structs/structstest"
 )
 
 // A failed alloc is replaced only after its reschedule delay (2s: a delay
@@ -17,7 +18,7 @@ import (
 func TestFailedAllocRescheduledAfterDelay(t *testing.T) {
 	s := testServer(t, nil)
 	registerNode(t, s, "n1")
-	job := mockJob("web")
+	job := structstest.Job("web")
 	job.TaskGroups[0].ReschedulePolicy = &structs.ReschedulePolicy{
 		Delay: 2 * time.Second, DelayFunction: structs.RescheduleDelayConstant, Unlimited: true,
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/nomadish/nomadish/structs"
+	"github.com/nomadish/nomadish/structs/structstest"
 )
 
 func startDiskServer(t *testing.T, dir string) *Server {
@@ -29,7 +30,7 @@ func TestRestartKeepsState(t *testing.T) {
 	dir := t.TempDir()
 	s := startDiskServer(t, dir)
 	var resp structs.JobRegisterResponse
-	if err := s.RPC(structs.JobRegisterRPC, &structs.JobRegisterRequest{Job: mockJob("web")}, &resp); err != nil {
+	if err := s.RPC(structs.JobRegisterRPC, &structs.JobRegisterRequest{Job: structstest.Job("web")}, &resp); err != nil {
 		s.Shutdown()
 		t.Fatal(err)
 	}
@@ -40,7 +41,7 @@ func TestRestartKeepsState(t *testing.T) {
 		t.Fatalf("raft snapshot: %v", err)
 	}
 	var resp2 structs.JobRegisterResponse
-	if err := s.RPC(structs.JobRegisterRPC, &structs.JobRegisterRequest{Job: mockJob("after-snapshot")}, &resp2); err != nil {
+	if err := s.RPC(structs.JobRegisterRPC, &structs.JobRegisterRequest{Job: structstest.Job("after-snapshot")}, &resp2); err != nil {
 		s.Shutdown()
 		t.Fatal(err)
 	}
@@ -65,7 +66,7 @@ func TestRestartKeepsState(t *testing.T) {
 		t.Fatalf("peers %v (want [%s]): %v", peers, s2.RPCAddr(), err)
 	}
 	// The restarted server still accepts writes.
-	if err := s2.RPC(structs.JobRegisterRPC, &structs.JobRegisterRequest{Job: mockJob("second")}, &resp); err != nil {
+	if err := s2.RPC(structs.JobRegisterRPC, &structs.JobRegisterRequest{Job: structstest.Job("second")}, &resp); err != nil {
 		t.Fatal(err)
 	}
 }

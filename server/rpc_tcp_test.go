@@ -10,6 +10,7 @@ import (
 
 	"github.com/nomadish/nomadish/rpcclient"
 	"github.com/nomadish/nomadish/structs"
+	"github.com/nomadish/nomadish/structs/structstest"
 )
 
 // The server's RPC port end to end, over its real endpoints and state (the
@@ -40,9 +41,9 @@ func legacyClient(t *testing.T, s *Server) *rpc.Client {
 func TestRPCNilMembersOverTCP(t *testing.T) {
 	s := tcpRPCServer(t)
 	before, _ := s.State().LatestIndex(nil)
-	nilGroup := mockJob("nilgroup")
+	nilGroup := structstest.Job("nilgroup")
 	nilGroup.TaskGroups = append(nilGroup.TaskGroups, nil)
-	nilTask := mockJob("niltask")
+	nilTask := structstest.Job("niltask")
 	nilTask.TaskGroups[0].Tasks = []*structs.Task{nil}
 	calls := []struct {
 		method string

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/nomadish/nomadish/structs"
+	"github.com/nomadish/nomadish/structs/structstest"
 )
 
 // testServer starts a dev-mode server and waits for its leadership (a bound
@@ -30,14 +31,6 @@ func testServer(t *testing.T, mod func(*Config)) *Server {
 		t.Fatal(err)
 	}
 	return s
-}
-
-func mockJob(id string) *structs.Job {
-	return &structs.Job{ID: id, Type: structs.JobTypeService, Datacenters: []string{"dc1"},
-		TaskGroups: []*structs.TaskGroup{{Name: "web", Count: 1, Tasks: []*structs.Task{{
-			Name: "t", Driver: "raw_exec", Config: map[string]any{"command": "/bin/sleep", "args": []any{"10"}},
-			Resources: &structs.Resources{CPU: 100, MemoryMB: 64},
-		}}}}}
 }
 
 func TestDevServerLeaderFast(t *testing.T) {
@@ -89,7 +82,7 @@ func TestJobRegisterCreatesPendingEval(t *testing.T) {
 	// Stop the workers' effect: with no nodes the eval ends blocked or
 	// complete; what must hold is that it was stored with the job.
 	var resp structs.JobRegisterResponse
-	if err := s.RPC(structs.JobRegisterRPC, &structs.JobRegisterRequest{Job: mockJob("web")}, &resp); err != nil {
+	if err := s.RPC(structs.JobRegisterRPC, &structs.JobRegisterRequest{Job: structstest.Job("web")}, &resp); err != nil {
 		t.Fatal(err)
 	}
 	if resp.EvalID == "" || resp.EvalCreateIndex == 0 || resp.JobModifyIndex != resp.EvalCreateIndex {
@@ -108,7 +101,7 @@ func TestJobRegisterCreatesPendingEval(t *testing.T) {
 	}
 
 	// Re-registering a changed job bumps its version; unchanged does not.
-	changed := mockJob("web")
+	changed := structstest.Job("web")
 	changed.TaskGroups[0].Count = 2
 	if err := s.RPC(structs.JobRegisterRPC, &structs.JobRegisterRequest{Job: changed}, &resp); err != nil {
 		t.Fatal(err)
@@ -129,9 +122,9 @@ func TestJobRegisterCreatesPendingEval(t *testing.T) {
 func TestJobRegisterBadInputStoresNothing(t *testing.T) {
 	s := testServer(t, nil)
 	before, _ := s.State().LatestIndex(nil)
-	bad := mockJob("bad")
+	bad := structstest.Job("bad")
 	bad.TaskGroups[0].Tasks[0].Driver = "nosuch"
-	invalid := mockJob("")
+	invalid := structstest.Job("")
 	for name, job := range map[string]*structs.Job{"unknown driver": bad, "invalid": invalid, "nil": nil} {
 		var resp structs.JobRegisterResponse
 		err := s.RPC(structs.JobRegisterRPC, &structs.JobRegisterRequest{Job: job}, &resp)
@@ -169,7 +162,7 @@ func TestJobDeregister(t *testing.T) {
 		t.Fatalf("want ErrJobNotFound itself (in-process errors keep identity), got %v", err)
 	}
 	var resp structs.JobRegisterResponse
-	if err := s.RPC(structs.JobRegisterRPC, &structs.JobRegisterRequest{Job: mockJob("web")}, &resp); err != nil {
+	if err := s.RPC(structs.JobRegisterRPC, &structs.JobRegisterRequest{Job: structstest.Job("web")}, &resp); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.RPC(structs.JobDeregisterRPC, &structs.JobDeregisterRequest{JobID: "web"}, &dresp); err != nil {
@@ -211,7 +204,7 @@ func TestBlockingJobList(t *testing.T) {
 		done <- r
 	}()
 	var resp structs.JobRegisterResponse
-	if err := s.RPC(structs.JobRegisterRPC, &structs.JobRegisterRequest{Job: mockJob("web")}, &resp); err != nil {
+	if err := s.RPC(structs.JobRegisterRPC, &structs.JobRegisterRequest{Job: structstest.Job("web")}, &resp); err != nil {
 		t.Fatal(err)
 	}
 	r := <-done
@@ -233,7 +226,7 @@ func TestBlockingJobList(t *testing.T) {
 func TestReadEndpoints(t *testing.T) {
 	s := testServer(t, nil)
 	var resp structs.JobRegisterResponse
-	if err := s.RPC(structs.JobRegisterRPC, &structs.JobRegisterRequest{Job: mockJob("web")}, &resp); err != nil {
+	if err := s.RPC(structs.JobRegisterRPC, &structs.JobRegisterRequest{Job: structstest.Job("web")}, &resp); err != nil {
 		t.Fatal(err)
 	}
 	var job structs.SingleJobResponse
@@ -271,7 +264,7 @@ func TestJobPlanChangesNothing(t *testing.T) {
 	registerNode(t, s, "n1")
 	before, _ := s.State().LatestIndex(nil)
 	var plan structs.JobPlanResponse
-	if err := s.RPC(structs.JobPlanRPC, &structs.JobPlanRequest{Job: mockJob("web"), Diff: true}, &plan); err != nil {
+	if err := s.RPC(structs.JobPlanRPC, &structs.JobPlanRequest{Job: structstest.Job("web"), Diff: true}, &plan); err != nil {
 		t.Fatal(err)
 	}
 	if plan.Annotations == nil || plan.Annotations.DesiredTGUpdates["web"] == nil || plan.Annotations.DesiredTGUpdates["web"].Place != 1 {
@@ -280,7 +273,7 @@ func TestJobPlanChangesNothing(t *testing.T) {
 	if len(plan.FailedTGAllocs) != 0 || plan.Diff == nil || plan.Diff.Type != "Added" {
 		t.Fatalf("plan: %+v", plan)
 	}
-	big := mockJob("big")
+	big := structstest.Job("big")
 	big.TaskGroups[0].Tasks[0].Resources.MemoryMB = 1 << 24 // 16 TiB: valid, fits no test node
 	if err := s.RPC(structs.JobPlanRPC, &structs.JobPlanRequest{Job: big}, &plan); err != nil {
 		t.Fatal(err)
@@ -302,7 +295,7 @@ func TestWriteBeforeLeaderWaits(t *testing.T) {
 	defer s.Shutdown()
 	// No WaitForLeader: the write holds until the election is done.
 	var resp structs.NodeUpdateResponse
-	if err := s.RPC(structs.NodeRegisterRPC, &structs.NodeRegisterRequest{Node: mockNode("n1")}, &resp); err != nil {
+	if err := s.RPC(structs.NodeRegisterRPC, &structs.NodeRegisterRequest{Node: structstest.Node("n1")}, &resp); err != nil {
 		t.Fatalf("register right after start: %v", err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/nomadish/nomadish/server/cluster"
 	"github.com/nomadish/nomadish/server/snapshot/snapshottest"
 	"github.com/nomadish/nomadish/structs"
+	"github.com/nomadish/nomadish/structs/structstest"
 )
 
 // TestOperatorSnapshotRestoreRefusesBombs: over the RPC, a bomb and an
@@ -17,12 +18,12 @@ func TestOperatorSnapshotRestoreRefusesBombs(t *testing.T) {
 	s := startRaftServer(t, dir, cluster.RaftConfig{})
 	defer s.Shutdown()
 	s.cfg.SnapshotRestoreMaxBytes = 32 << 20
-	registerJob(t, s, mockJob("kept"))
+	registerJob(t, s, structstest.Job("kept"))
 	var saved structs.SnapshotSaveResponse
 	if err := s.RPC(structs.OperatorSnapshotSaveRPC, &structs.GenericRequest{}, &saved); err != nil {
 		t.Fatal(err)
 	}
-	registerJob(t, s, mockJob("extra"))
+	registerJob(t, s, structstest.Job("extra"))
 	store := s.State() // a restore replaces the store
 	meta, st, sums := snapshottest.WellFormed([]byte("\x93not the state's encoding"))
 	for name, archive := range map[string][]byte{

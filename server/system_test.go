@@ -7,6 +7,7 @@ import (
 
 	"github.com/nomadish/nomadish/server/state"
 	"github.com/nomadish/nomadish/structs"
+	"github.com/nomadish/nomadish/structs/structstest"
 )
 
 // TestSystemJobFollowsNodes: a system job runs on every ready node, a node
@@ -16,7 +17,7 @@ func TestSystemJobFollowsNodes(t *testing.T) {
 	s := testServer(t, nil)
 	registerNode(t, s, "n1")
 	registerNode(t, s, "n2")
-	job := mockJob("logs")
+	job := structstest.Job("logs")
 	job.Type = structs.JobTypeSystem
 	job.TaskGroups[0].Count = 5 // ignored
 	var resp structs.JobRegisterResponse

@@ -6,6 +6,7 @@ import (
 
 	"github.com/nomadish/nomadish/internal/clock/clocktest"
 	"github.com/nomadish/nomadish/structs"
+	"github.com/nomadish/nomadish/structs/structstest"
 )
 
 // fakeHeartbeats records the TTL timers the Node endpoint resets.
@@ -54,7 +55,7 @@ func TestEndpointsStampDepsClock(t *testing.T) {
 	}
 
 	var jr structs.JobRegisterResponse
-	if err := (&Job{d: d}).Register(&structs.JobRegisterRequest{Job: mockJob("web")}, &jr); err != nil {
+	if err := (&Job{d: d}).Register(&structs.JobRegisterRequest{Job: structstest.Job("web")}, &jr); err != nil {
 		t.Fatal(err)
 	}
 	jreq, ok := applied[len(applied)-1].(*structs.JobRegisterRequest)

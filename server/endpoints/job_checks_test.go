@@ -6,16 +6,8 @@ import (
 
 	"github.com/nomadish/nomadish/internal/niltest"
 	"github.com/nomadish/nomadish/structs"
+	"github.com/nomadish/nomadish/structs/structstest"
 )
-
-// mockJob is a valid one-group service job.
-func mockJob(id string) *structs.Job {
-	return &structs.Job{ID: id, Type: structs.JobTypeService, Datacenters: []string{"dc1"},
-		TaskGroups: []*structs.TaskGroup{{Name: "web", Count: 1, Tasks: []*structs.Task{{
-			Name: "t", Driver: "raw_exec", Config: map[string]any{"command": "/bin/sleep", "args": []any{"10"}},
-			Resources: &structs.Resources{CPU: 100, MemoryMB: 64},
-		}}}}}
-}
 
 // TestJobNilAtEverySite: the class of the nil task group finding. A job
 // with every member present is made nil at each pointer in turn (fields,
@@ -60,11 +52,11 @@ func TestJobNilAtEverySite(t *testing.T) {
 // prepareJob: Copy, Canonicalize, Validate), answers bytes with a job or a
 // 400, never a panic.
 func FuzzJobRegisterRPC(f *testing.F) {
-	nilGroup := mockJob("j")
+	nilGroup := structstest.Job("j")
 	nilGroup.TaskGroups = []*structs.TaskGroup{nil}
-	nilTask := mockJob("t")
+	nilTask := structstest.Job("t")
 	nilTask.TaskGroups[0].Tasks = append(nilTask.TaskGroups[0].Tasks, nil)
-	for _, j := range []*structs.Job{mockJob("ok"), nilGroup, nilTask, {ID: "empty"}} {
+	for _, j := range []*structs.Job{structstest.Job("ok"), nilGroup, nilTask, {ID: "empty"}} {
 		buf, err := structs.Encode(0, &structs.JobRegisterRequest{Job: j})
 		if err != nil {
 			f.Fatal(err)

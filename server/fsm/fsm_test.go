@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/raft"
 
 	"github.com/nomadish/nomadish/structs"
+	"github.com/nomadish/nomadish/structs/structstest"
 )
 
 func testFSM(t *testing.T) *FSM {
@@ -31,13 +32,13 @@ func applyMsg(t *testing.T, f *FSM, index uint64, mt structs.MessageType, msg an
 
 func TestFSMApplyAndSnapshotRestore(t *testing.T) {
 	f := testFSM(t)
-	job := mockJob("web")
+	job := structstest.Job("web")
 	job.Canonicalize()
 	eval := &structs.Evaluation{ID: structs.GenerateUUID(), Namespace: "default", JobID: "web", Type: "service", Status: structs.EvalStatusPending}
 	if r := applyMsg(t, f, 1, structs.JobRegisterRequestType, &structs.JobRegisterRequest{Job: job, Eval: eval}); r != nil {
 		t.Fatalf("job register: %v", r)
 	}
-	if r := applyMsg(t, f, 2, structs.NodeRegisterRequestType, &structs.NodeRegisterRequest{Node: mockNode("n1")}); r != nil {
+	if r := applyMsg(t, f, 2, structs.NodeRegisterRequestType, &structs.NodeRegisterRequest{Node: structstest.Node("n1")}); r != nil {
 		t.Fatalf("node register: %v", r)
 	}
 	alloc := &structs.Allocation{ID: structs.GenerateUUID(), Namespace: "default", JobID: "web", NodeID: "n1", EvalID: eval.ID,
@@ -99,7 +100,7 @@ func TestFSMApplyAndSnapshotRestore(t *testing.T) {
 
 func TestFSMJobDeregisterAndEvalDelete(t *testing.T) {
 	f := testFSM(t)
-	job := mockJob("web")
+	job := structstest.Job("web")
 	job.Canonicalize()
 	applyMsg(t, f, 1, structs.JobRegisterRequestType, &structs.JobRegisterRequest{Job: job})
 	stop := &structs.JobDeregisterEntry{JobDeregisterRequest: structs.JobDeregisterRequest{JobID: "web",

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/raft"
 
 	"github.com/nomadish/nomadish/structs"
+	"github.com/nomadish/nomadish/structs/structstest"
 )
 
 // raftMessages returns a fresh value of every raft message type the FSM
@@ -73,13 +74,13 @@ func fsmSeed(f *testing.F, t structs.MessageType, msg any) {
 // inputs: a job with a nil task group and a client update with a nil
 // alloc, as raft entries.
 func FuzzFSMDecode(f *testing.F) {
-	nilGroup := mockJob("j")
+	nilGroup := structstest.Job("j")
 	nilGroup.TaskGroups = append(nilGroup.TaskGroups, nil)
 	fsmSeed(f, structs.JobRegisterRequestType, &structs.JobRegisterRequest{Job: nilGroup})
-	fsmSeed(f, structs.JobRegisterRequestType, &structs.JobRegisterRequest{Job: mockJob("ok"), Eval: &structs.Evaluation{ID: "e"}})
+	fsmSeed(f, structs.JobRegisterRequestType, &structs.JobRegisterRequest{Job: structstest.Job("ok"), Eval: &structs.Evaluation{ID: "e"}})
 	fsmSeed(f, structs.AllocClientUpdateRequestType, &structs.AllocUpdateRequest{Alloc: []*structs.Allocation{nil}})
 	fsmSeed(f, structs.AllocClientUpdateRequestType, &structs.AllocUpdateRequest{Alloc: []*structs.Allocation{{ID: "a", ClientStatus: "failed"}}})
-	fsmSeed(f, structs.ApplyPlanResultsRequestType, &structs.ApplyPlanResultsRequest{Job: mockJob("p"), AllocsPlaced: []*structs.Allocation{{ID: "a", Job: mockJob("p")}, nil}})
+	fsmSeed(f, structs.ApplyPlanResultsRequestType, &structs.ApplyPlanResultsRequest{Job: structstest.Job("p"), AllocsPlaced: []*structs.Allocation{{ID: "a", Job: structstest.Job("p")}, nil}})
 	fsmSeed(f, structs.NodeRegisterRequestType, &structs.NodeRegisterRequest{Node: &structs.Node{ID: "n", Attributes: map[string]string{"a": "b"}}})
 	fsmSeed(f, structs.EvalDeleteRequestType, &structs.EvalDeleteEntry{Evals: []string{"e"}})
 	f.Add([]byte{byte(structs.JobRegisterRequestType), 0xdd, 0xff, 0xff, 0xff, 0xff})  // an array claiming 4G members

@@ -10,6 +10,7 @@ import (
 	"github.com/nomadish/nomadish/server/state"
 	"github.com/nomadish/nomadish/server/state/statetest"
 	"github.com/nomadish/nomadish/structs"
+	"github.com/nomadish/nomadish/structs/structstest"
 )
 
 // fillEveryTable writes at least one row of every state table through FSM
@@ -17,7 +18,7 @@ import (
 // deployment and the scheduler configuration (the index table follows).
 func fillEveryTable(t *testing.T, f *FSM) {
 	t.Helper()
-	job := mockJob("web")
+	job := structstest.Job("web")
 	job.Canonicalize()
 	job.Meta = map[string]string{"v": "1"}
 	eval := &structs.Evaluation{ID: structs.GenerateUUID(), Namespace: "default", JobID: "web", Type: "service", Status: structs.EvalStatusPending}
@@ -34,7 +35,7 @@ func fillEveryTable(t *testing.T, f *FSM) {
 		mt  structs.MessageType
 		msg any
 	}{
-		{structs.NodeRegisterRequestType, &structs.NodeRegisterRequest{Node: mockNode("n1")}},
+		{structs.NodeRegisterRequestType, &structs.NodeRegisterRequest{Node: structstest.Node("n1")}},
 		{structs.JobRegisterRequestType, &structs.JobRegisterRequest{Job: job, Eval: eval}},
 		{structs.JobRegisterRequestType, &structs.JobRegisterRequest{Job: job2}},
 		{structs.ApplyPlanResultsRequestType, &structs.ApplyPlanResultsRequest{Job: job2, AllocsPlaced: []*structs.Allocation{alloc}, EvalID: eval.ID, Deployment: dep, UpdatedAt: 42}},
@@ -90,7 +91,7 @@ func TestFSMSnapshotRoundTripsEveryTable(t *testing.T) {
 		t.Fatalf("restored state differs:\n got %#v\nwant %#v", got, want)
 	}
 	// The restored FSM keeps applying entries after the snapshot's index.
-	applyMsg(t, f2, 7, structs.NodeRegisterRequestType, &structs.NodeRegisterRequest{Node: mockNode("n2")})
+	applyMsg(t, f2, 7, structs.NodeRegisterRequestType, &structs.NodeRegisterRequest{Node: structstest.Node("n2")})
 	if n, _ := f2.State().NodeByID(nil, "n2"); n == nil {
 		t.Fatal("entry after restore not applied")
 	}

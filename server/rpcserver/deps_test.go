@@ -1,9 +1,9 @@
 package rpcserver
 
 import (
-	"os/exec"
-	"strings"
 	"testing"
+
+	"github.com/nomadish/nomadish/internal/depstest"
 )
 
 // TestDepsRPCServer keeps the transport apart from what it carries: its
@@ -13,27 +13,8 @@ import (
 // (no state, raft, endpoints or node tunnels: those come in through
 // Config).
 func TestDepsRPCServer(t *testing.T) {
-	out, err := exec.Command("go", "list", "-f", `{{join .Imports "\n"}}`, ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go list: %v\n%s", err, out)
-	}
-	allowed := map[string]bool{
-		"github.com/hashicorp/go-hclog":                   true,
-		"github.com/hashicorp/go-msgpack/v2/codec":        true,
-		"github.com/hashicorp/net-rpc-msgpackrpc/v2":      true,
-		"github.com/hashicorp/yamux":                      true,
-		"github.com/nomadish/nomadish/internal/connlimit": true,
-		"github.com/nomadish/nomadish/internal/tlsutil":   true,
-		"github.com/nomadish/nomadish/rpcclient":          true,
-		"github.com/nomadish/nomadish/structs":            true,
-	}
-	imports := strings.Fields(string(out))
-	if len(imports) == 0 {
-		t.Fatal("go list gave no imports")
-	}
-	for _, p := range imports {
-		if !allowed[p] && strings.Contains(strings.SplitN(p, "/", 2)[0], ".") {
-			t.Errorf("server/rpcserver imports %s: only the standard library, the wire libraries, go-hclog, rpcclient, internal/connlimit, internal/tlsutil and structs are allowed", p)
-		}
-	}
+	depstest.OnlyImports(t, ".", "github.com/hashicorp/go-hclog", "github.com/hashicorp/go-msgpack/v2/codec",
+		"github.com/hashicorp/net-rpc-msgpackrpc/v2", "github.com/hashicorp/yamux",
+		"github.com/nomadish/nomadish/internal/connlimit", "github.com/nomadish/nomadish/internal/tlsutil",
+		"github.com/nomadish/nomadish/rpcclient", "github.com/nomadish/nomadish/structs")
 }
