@@ -36,3 +36,31 @@ func TestCacheSharesOneBuild(t *testing.T) {
 		t.Fatalf("after an error: %v %v", v, err)
 	}
 }
+
+// A build that panics wakes the callers waiting for it, who then build
+// themselves; the panic goes to the builder.
+func TestCachePanickedBuildReleasesWaiters(t *testing.T) {
+	var c Cache
+	started, release := make(chan struct{}), make(chan struct{})
+	panicked := make(chan any, 1)
+	go func() {
+		defer func() { panicked <- recover() }()
+		c.Get("k", 1, func() (any, error) { close(started); <-release; panic("boom") })
+	}()
+	<-started
+	got := make(chan any, 1)
+	go func() {
+		v, err := c.Get("k", 1, func() (any, error) { return "rebuilt", nil })
+		if err != nil {
+			t.Error(err)
+		}
+		got <- v
+	}()
+	close(release)
+	if r := <-panicked; r != "boom" {
+		t.Fatalf("builder recovered %v, want the panic", r)
+	}
+	if v := <-got; v != "rebuilt" {
+		t.Fatalf("waiter got %v", v)
+	}
+}
