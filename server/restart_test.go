@@ -1,29 +1,18 @@
 package server
 
 import (
-	"context"
 	"testing"
-	"time"
 
-	"github.com/hashicorp/go-hclog"
-
+	"github.com/nomadish/nomadish/server/cluster"
 	"github.com/nomadish/nomadish/structs"
 	"github.com/nomadish/nomadish/structs/structstest"
 )
 
+// startDiskServer starts a one-server cluster on dir with the default raft
+// durability knobs (raft_durability_test.go's startRaftServer).
 func startDiskServer(t *testing.T, dir string) *Server {
 	t.Helper()
-	s, err := NewServer(&Config{DataDir: dir, RPCAddr: "127.0.0.1:0", BootstrapExpect: 1, NumSchedulers: 1, Logger: hclog.NewNullLogger()})
-	if err != nil {
-		t.Fatalf("NewServer: %v", err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := s.WaitForLeader(ctx); err != nil {
-		s.Shutdown()
-		t.Fatal(err)
-	}
-	return s
+	return startRaftServer(t, dir, cluster.RaftConfig{})
 }
 
 func TestRestartKeepsState(t *testing.T) {
