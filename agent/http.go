@@ -70,6 +70,8 @@ type httpDeps struct {
 type httpServer struct {
 	httpDeps
 	mux     *http.ServeMux
+	// patterns is every route registered (http_route_caps.go).
+	patterns []string
 	answers shared.Cache // encoded list answers shared by concurrent readers (http_shared.go)
 	// restoring is held by the one snapshot restore in progress
 	// (http_operator_raft.go).
@@ -97,7 +99,7 @@ func (s *httpServer) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.S
 // routes registers every endpoint. GET patterns also serve HEAD; a path known
 // for another method answers 405 (http.ServeMux does that).
 func (s *httpServer) routes() {
-	h := func(pattern string, f handlerFunc) { s.mux.HandleFunc(pattern, s.wrap(f)) }
+	h := func(pattern string, f handlerFunc) { s.handle(pattern, s.wrap(f)) }
 	for _, m := range []string{"PUT", "POST"} {
 		h(m+" /v1/jobs", s.jobsRegister)
 		h(m+" /v1/jobs/parse", s.jobsParse)
@@ -167,8 +169,8 @@ func (s *httpServer) routes() {
 	h("GET /v1/operator/raft/configuration", s.raftConfiguration)
 	h("DELETE /v1/operator/raft/peer", s.raftPeerDelete)
 	h("GET /v1/operator/snapshot", s.snapshotSave)
-	s.mux.HandleFunc("PUT /v1/operator/snapshot", withSnapshotBody(s.wrap(s.snapshotRestore)))
-	s.mux.HandleFunc("POST /v1/operator/snapshot", withSnapshotBody(s.wrap(s.snapshotRestore)))
+	s.handle("PUT /v1/operator/snapshot", withSnapshotBody(s.wrap(s.snapshotRestore)))
+	s.handle("POST /v1/operator/snapshot", withSnapshotBody(s.wrap(s.snapshotRestore)))
 }
 
 // withStatus is a handler result answered with a status other than 200 and
