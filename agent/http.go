@@ -69,10 +69,10 @@ type httpDeps struct {
 // fields below.
 type httpServer struct {
 	httpDeps
-	mux     *http.ServeMux
+	mux *http.ServeMux
 	// patterns is every route registered (http_route_caps.go).
 	patterns []string
-	answers shared.Cache // encoded list answers shared by concurrent readers (http_shared.go)
+	answers  shared.Cache // encoded list answers shared by concurrent readers (http_shared.go)
 	// restoring is held by the one snapshot restore in progress
 	// (http_operator_raft.go).
 	restoring atomic.Bool
