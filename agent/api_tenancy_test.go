@@ -22,6 +22,20 @@ func TestOfficialClientNamespaces(t *testing.T) {
 	if _, err := ns.Register(&api.Namespace{Name: "bad name"}, nil); err == nil || !strings.Contains(err.Error(), "400") {
 		t.Fatalf("bad name: %v", err)
 	}
+	// Bad bodies are 400s naming the problem, and write nothing.
+	base := c.Address()
+	for body, want := range map[string]string{
+		"{\n  \"Name\": ": "line 2",
+		`{"Name": "y"}`:    "does not match",
+		`{"Name": 7}`:      "Name",
+	} {
+		if code, msg := httpDo(t, "PUT", base+"/v1/namespace/x", body); code != 400 || !strings.Contains(msg, want) {
+			t.Errorf("PUT %q: %d %q, want 400 with %q", body, code, msg, want)
+		}
+	}
+	if code, msg := httpDo(t, "PUT", base+"/v1/node/pools", `{"Name": "p", "SchedulerConfiguration": {"SchedulerAlgorithm": "x"}}`); code != 400 || !strings.Contains(msg, "scheduler algorithm") {
+		t.Errorf("bad pool: %d %q", code, msg)
+	}
 	job := serviceJob("web", "300", nil)
 	job.Namespace = pointerOf("team-a")
 	if _, _, err := c.Jobs().Register(job, nil); err == nil || !strings.Contains(err.Error(), `namespace "team-a" does not exist`) {

@@ -3,6 +3,7 @@ package server
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nomadish/nomadish/structs"
 	"github.com/nomadish/nomadish/structs/structstest"
@@ -181,5 +182,36 @@ func TestNodePoolLifecycleRPC(t *testing.T) {
 	}
 	if p := one.NodePool; p.CreateIndex != created || p.ModifyIndex != gr.Index || p.SchedulerConfiguration.SchedulerAlgorithm != "spread" {
 		t.Fatalf("updated: %+v", p)
+	}
+}
+
+// TestNamespaceListBlocks: a list blocked at the current index returns
+// once a namespace is written, with the new index.
+func TestNamespaceListBlocks(t *testing.T) {
+	s := testServer(t, nil)
+	var first structs.NamespaceListResponse
+	if err := s.RPC(structs.NamespaceListRPC, &structs.NamespaceListRequest{}, &first); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan structs.NamespaceListResponse, 1)
+	go func() {
+		var r structs.NamespaceListResponse
+		req := &structs.NamespaceListRequest{QueryOptions: structs.QueryOptions{MinQueryIndex: first.Index, MaxQueryTime: 10 * time.Second}}
+		if err := s.RPC(structs.NamespaceListRPC, req, &r); err != nil {
+			t.Error(err)
+		}
+		done <- r
+	}()
+	var gr structs.GenericResponse
+	if err := s.RPC(structs.NamespaceUpsertRPC, &structs.NamespaceUpsertRequest{Namespaces: []*structs.Namespace{{Name: "late"}}}, &gr); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case r := <-done:
+		if r.Index != gr.Index || len(r.Namespaces) != 2 {
+			t.Fatalf("woke with index %d (write %d): %+v", r.Index, gr.Index, r.Namespaces)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("blocked list did not wake on the write")
 	}
 }
