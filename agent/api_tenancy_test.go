@@ -26,8 +26,8 @@ func TestOfficialClientNamespaces(t *testing.T) {
 	base := c.Address()
 	for body, want := range map[string]string{
 		"{\n  \"Name\": ": "line 2",
-		`{"Name": "y"}`:    "does not match",
-		`{"Name": 7}`:      "Name",
+		`{"Name": "y"}`:   "does not match",
+		`{"Name": 7}`:     "Name",
 	} {
 		if code, msg := httpDo(t, "PUT", base+"/v1/namespace/x", body); code != 400 || !strings.Contains(msg, want) {
 			t.Errorf("PUT %q: %d %q, want 400 with %q", body, code, msg, want)
