@@ -167,4 +167,10 @@ func TestOfficialClientNodePools(t *testing.T) {
 	if _, _, err := c.Nodes().Allocations(nodes[0].ID, nil); err != nil {
 		t.Fatal(err)
 	}
+	if code, _ := httpDo(t, "GET", c.Address()+"/v1/node/"+nodes[0].ID+"/drain", ""); code != 405 {
+		t.Errorf("GET drain: %d, want 405", code)
+	}
+	if code, _ := httpDo(t, "GET", c.Address()+"/v1/node/"+nodes[0].ID+"/nope", ""); code != 404 {
+		t.Errorf("GET unknown node sub-resource: %d, want 404", code)
+	}
 }

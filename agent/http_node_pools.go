@@ -21,12 +21,18 @@ func (s *httpServer) nodePoolRoutes(h func(string, handlerFunc)) {
 	h("GET /v1/node/pool/{name}/nodes", s.nodePoolNodes)
 }
 
-// nodeSubresource serves GET /v1/node/:id/:sub (only "allocations").
+// nodeSubresource serves GET /v1/node/:id/:sub: "allocations"; the write-only
+// "drain" and "eligibility" answer 405 with their Allow header, as the mux
+// did before this route covered them; anything else is a 404.
 func (s *httpServer) nodeSubresource(w http.ResponseWriter, r *http.Request) (any, error) {
-	if r.PathValue("sub") != "allocations" {
-		return nil, structs.NewCodedError(structs.ErrCodeNotFound, "Invalid URL path %q", r.URL.Path)
+	switch r.PathValue("sub") {
+	case "allocations":
+		return s.nodeAllocations(w, r)
+	case "drain", "eligibility":
+		w.Header().Set("Allow", "POST, PUT")
+		return nil, structs.NewCodedError(http.StatusMethodNotAllowed, "Method Not Allowed")
 	}
-	return s.nodeAllocations(w, r)
+	return nil, structs.NewCodedError(structs.ErrCodeNotFound, "Invalid URL path %q", r.URL.Path)
 }
 
 // nodePoolsList serves GET /v1/node/pools (?prefix=): []NodePool.
