@@ -145,3 +145,28 @@ func (r reader) Namespaces() ([]*structs.Namespace, error) {
 	}
 	return out, nil
 }
+
+// checkNewJobNamespaceTxn refuses a job that is not stored yet in a
+// namespace that does not exist ("default" always does). Jobs already
+// stored (a stop, an update) pass: their namespace can't have been deleted
+// while they lived.
+func checkNewJobNamespaceTxn(txn *memdb.Txn, job *structs.Job) error {
+	if job.Namespace == structs.DefaultNamespaceName {
+		return nil
+	}
+	existing, err := txn.First(tableJobs, "id", job.Namespace, job.ID)
+	if err != nil {
+		return fmt.Errorf("looking up job %q: %w", job.ID, err)
+	}
+	if existing != nil {
+		return nil
+	}
+	ns, err := txn.First(tableNamespaces, "id", job.Namespace)
+	if err != nil {
+		return fmt.Errorf("reading namespace %q: %w", job.Namespace, err)
+	}
+	if ns == nil {
+		return structs.NewCodedError(structs.ErrCodeBadRequest, "namespace %q does not exist", job.Namespace)
+	}
+	return nil
+}
