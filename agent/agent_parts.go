@@ -66,7 +66,7 @@ func (a *Agent) clientConfig(o options) (*client.Config, error) {
 	}
 	return &client.Config{
 		DataDir: c.DataDir, NodeName: c.Name, Datacenter: c.Datacenter, Region: c.Region,
-		NodeClass: c.Client.NodeClass, Meta: c.Client.Meta, Servers: c.Client.Servers,
+		NodeClass: c.Client.NodeClass, NodePool: c.Client.NodePool, Meta: c.Client.Meta, Servers: c.Client.Servers,
 		StateDir: c.Client.StateDir, AllocDir: c.Client.AllocDir,
 		MinDynamicPort: c.Client.MinDynamicPort, MaxDynamicPort: c.Client.MaxDynamicPort, ReservedPorts: c.Client.ReservedPorts,
 		ReservedCores: c.Client.ReservedCores, ReservableCores: c.Client.ReservableCores, SysfsRoot: c.Client.SysfsRoot,
@@ -180,7 +180,7 @@ func (a *Agent) configMap() map[string]any {
 		"Server": map[string]any{"Enabled": c.Server.Enabled, "BootstrapExpect": c.Server.BootstrapExpect,
 			"NumSchedulers": c.Server.NumSchedulers, "HeartbeatGrace": c.Server.HeartbeatGrace},
 		"Client": map[string]any{"Enabled": c.Client.Enabled, "Servers": c.Client.Servers,
-			"NodeClass": c.Client.NodeClass, "Meta": c.Client.Meta,
+			"NodeClass": c.Client.NodeClass, "NodePool": c.Client.NodePool, "Meta": c.Client.Meta,
 			"StateDir": c.Client.StateDir, "AllocDir": c.Client.AllocDir},
 		"Plugins": plugins,
 		// Nomad's agent/self reports its build here (api.AgentSelf's

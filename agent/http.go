@@ -135,7 +135,9 @@ func (s *httpServer) routes() {
 
 	h("GET /v1/nodes", s.nodesList)
 	h("GET /v1/node/{id}", s.nodeGet)
-	h("GET /v1/node/{id}/allocations", s.nodeAllocations)
+	h("GET /v1/node/{id}/{sub}", s.nodeSubresource) // http_node_pools.go: allocations
+	s.nodePoolRoutes(h)                             // http_node_pools.go
+	s.namespaceRoutes(h)                            // http_namespaces.go
 	for _, m := range []string{"PUT", "POST"} {
 		h(m+" /v1/node/{id}/drain", s.nodeDrain)
 		h(m+" /v1/node/{id}/eligibility", s.nodeEligibility)

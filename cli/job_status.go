@@ -64,10 +64,19 @@ func listJobs(m *Meta, c *apiClient) int {
 		fmt.Fprintln(m.Out, "No running jobs")
 		return exitOK
 	}
-	sort.Slice(jobs, func(i, j int) bool { return jobs[i].ID < jobs[j].ID })
+	sort.Slice(jobs, func(i, j int) bool { return jobs[i].Namespace+"\x00"+jobs[i].ID < jobs[j].Namespace+"\x00"+jobs[j].ID })
+	// Across namespaces (-namespace '*'), a Namespace column, as Nomad.
+	all := c.namespace == structs.AllNamespaces
 	rows := [][]string{{"ID", "Type", "Priority", "Status", "Submit Date"}}
+	if all {
+		rows[0] = append([]string{"ID", "Namespace"}, rows[0][1:]...)
+	}
 	for _, j := range jobs {
-		rows = append(rows, []string{j.ID, j.Type, strconv.Itoa(j.Priority), jobStatusWord(j.Status, j.Stop), formatTime(unixNano(j.SubmitTime))})
+		row := []string{j.ID, j.Type, strconv.Itoa(j.Priority), jobStatusWord(j.Status, j.Stop), formatTime(unixNano(j.SubmitTime))}
+		if all {
+			row = append([]string{j.ID, j.Namespace}, row[1:]...)
+		}
+		rows = append(rows, row)
 	}
 	table(m.Out, rows)
 	return exitOK

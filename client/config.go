@@ -22,8 +22,10 @@ type RPCer interface {
 // Config configures a client.
 type Config struct {
 	DataDir, NodeName, Datacenter, Region, NodeClass string
-	Meta                                             map[string]string
-	Servers                                          []string // informational; the RPCer is given
+	// NodePool is the node pool the node registers in ("": "default").
+	NodePool string
+	Meta     map[string]string
+	Servers  []string // informational; the RPCer is given
 	// StateDir holds the client's state db and node ID (default
 	// <DataDir>/client); AllocDir holds the allocations' directories and is
 	// the filesystem fingerprinted as disk (default <DataDir>/alloc).

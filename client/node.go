@@ -50,7 +50,7 @@ func (c *Client) buildNode(fp *fingerprint.Result, id, secret string) *structs.N
 		Name:                  name,
 		HTTPAddr:              c.cfg.HTTPAddr,
 		NodeClass:             c.cfg.NodeClass,
-		NodePool:              "default",
+		NodePool:              nodePoolOrDefault(c.cfg.NodePool),
 		Attributes:            fp.Attributes,
 		Meta:                  meta,
 		NodeResources:         withPortRange(fp.Resources, c.cfg),
@@ -73,4 +73,13 @@ func (c *Client) refreshDrivers() {
 		c.node.Attributes[k] = v
 	}
 	c.node.Drivers = c.plugins.Infos()
+}
+
+// nodePoolOrDefault is the pool a node registers in: the configured one,
+// else "default".
+func nodePoolOrDefault(p string) string {
+	if p == "" {
+		return structs.NodePoolDefault
+	}
+	return p
 }

@@ -94,3 +94,13 @@ func (o jobOverlay) JobByID(namespace, id string) (*structs.Job, error) {
 	}
 	return o.State.JobByID(namespace, id)
 }
+
+// NodePoolByName forwards to the wrapped state when it knows node pools
+// (NodePoolState), so a dry run places with the pool's scheduler
+// configuration as the real run will; nil otherwise.
+func (o jobOverlay) NodePoolByName(name string) (*structs.NodePool, error) {
+	if ps, ok := o.State.(NodePoolState); ok {
+		return ps.NodePoolByName(name)
+	}
+	return nil, nil
+}

@@ -48,6 +48,7 @@ import (
 //	explain <job> <node> [group=<job>]  (the node's whole verdict, ExplainNode)
 //	constraint|group add|pool|classes|failed ...  and node add attr.k=v meta.k=v class= pool=
 //	        (scenario_constraint_test.go)
+//	pool-config <pool> [algorithm=binpack|spread]  (the pool's own scheduler configuration)
 type scenario struct {
 	t     *testing.T
 	store *schedulertest.Store
@@ -98,6 +99,8 @@ func (sc *scenario) run(line string) string {
 		return sc.process(len(f) > 1 && f[1] == "blocked")
 	case len(f) >= 2 && f[0] == "print":
 		return sc.print(f[1], f[2:])
+	case f[0] == "pool-config" && len(f) >= 2:
+		return sc.poolConfig(f[1], args) // scenario_constraint_test.go
 	case f[0] == "constraint" || f[0] == "group" || f[0] == "pool" || f[0] == "classes" || f[0] == "failed":
 		return sc.constraintCmd(f, args) // scenario_constraint_test.go
 	case len(f) >= 3 && f[0] == "explain":

@@ -39,6 +39,13 @@ func (sc *scenario) constraintCmd(f []string, args map[string]string) string {
 	return ""
 }
 
+// poolConfig sets a node pool's scheduler configuration.
+func (sc *scenario) poolConfig(pool string, args map[string]string) string {
+	sc.store.SetNodePool(&structs.NodePool{Name: pool,
+		SchedulerConfiguration: &structs.NodePoolSchedulerConfiguration{SchedulerAlgorithm: args["algorithm"]}})
+	return ""
+}
+
 // nodeExtras sets the attributes, meta, class and pool given to node add.
 func (sc *scenario) nodeExtras(n *structs.Node, args map[string]string) {
 	for k, v := range args {

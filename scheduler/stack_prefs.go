@@ -44,10 +44,11 @@ type preferenceStack struct {
 }
 
 // newPreferenceStack wires the scorers after s.binPack and reads the
-// scheduler algorithm from the state's scheduler configuration.
+// scheduler algorithm from the state's scheduler configuration, overridden
+// by the job's node pool's (node_pool_config.go).
 func newPreferenceStack(s *genericStack, job *structs.Job, batch bool) *preferenceStack {
 	p := &preferenceStack{stack: s, batch: batch, serviceLimit: serviceLimit(len(s.source.nodes))}
-	if cfg, err := s.ctx.state.SchedulerConfig(); err != nil {
+	if cfg, err := jobSchedulerConfig(s.ctx.state, job); err != nil {
 		s.ctx.err = fmt.Errorf("reading the scheduler configuration: %w", err)
 	} else {
 		s.binPack.spread = cfg.EffectiveSchedulerAlgorithm() == structs.SchedulerAlgorithmSpread

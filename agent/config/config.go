@@ -112,9 +112,12 @@ type ClientConfig struct {
 	Enabled   bool
 	Servers   []string // "host:port" of servers' RPC
 	NodeClass string
-	Meta      map[string]string
-	StateDir  string // default <data_dir>/client
-	AllocDir  string // default <data_dir>/alloc
+	// NodePool is client { node_pool = "x" }: the node pool the node
+	// registers in ("" is "default"); an unknown pool is created.
+	NodePool string
+	Meta     map[string]string
+	StateDir string // default <data_dir>/client
+	AllocDir string // default <data_dir>/alloc
 
 	// MinDynamicPort and MaxDynamicPort bound the ports the scheduler picks
 	// for `port "x" {}` (0: Nomad's 20000-32000).

@@ -32,7 +32,7 @@ func (c *Config) fields() []field {
 		{"server.server_join.retry_max", &c.Server.RetryMax},
 		{"autopilot.cleanup_dead_servers", &c.Server.CleanupDeadServers}, {"autopilot.dead_server_grace", &c.Server.DeadServerGrace},
 		{"client.enabled", &c.Client.Enabled}, {"client.servers", &c.Client.Servers},
-		{"client.node_class", &c.Client.NodeClass}, {"client.meta", &c.Client.Meta},
+		{"client.node_class", &c.Client.NodeClass}, {"client.node_pool", &c.Client.NodePool}, {"client.meta", &c.Client.Meta},
 		{"client.state_dir", &c.Client.StateDir}, {"client.alloc_dir", &c.Client.AllocDir},
 		{"client.min_dynamic_port", &c.Client.MinDynamicPort}, {"client.max_dynamic_port", &c.Client.MaxDynamicPort},
 		{"client.reserved.reserved_ports", &c.Client.ReservedPorts},

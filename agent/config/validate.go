@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/nomadish/nomadish/structs"
 )
 
 var logLevels = map[string]bool{"TRACE": true, "DEBUG": true, "INFO": true, "WARN": true, "ERROR": true, "OFF": true}
@@ -95,6 +97,13 @@ func (c *Config) validateRoles(bad func(key, format string, args ...any)) {
 	}
 	c.validatePorts(bad)
 	c.validateCores(bad)
+	if p := c.Client.NodePool; p != "" {
+		if err := (&structs.NodePool{Name: p}).Validate(); err != nil {
+			bad("client.node_pool", "%v", err)
+		} else if p == structs.NodePoolAll {
+			bad("client.node_pool", "a node can not be in the %q node pool", p)
+		}
+	}
 	c.validateRaft(bad)
 	c.validateJobLimits(bad) // validate_job_limits.go
 	c.validateNodeAuth(bad)

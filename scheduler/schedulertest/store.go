@@ -25,6 +25,8 @@ type Store struct {
 	sortedNodes []*structs.Node
 	// schedConfig is the scheduler configuration (nil: the default).
 	schedConfig *structs.SchedulerConfiguration
+	// pools are the node pools set with SetNodePool; nil until the first.
+	pools map[string]*structs.NodePool
 	// deployments by ID (deployments.go); nil until the first one.
 	deployments map[string]*structs.Deployment
 
@@ -44,6 +46,8 @@ type Store struct {
 var (
 	_ scheduler.State   = (*Store)(nil)
 	_ scheduler.Planner = (*Store)(nil)
+
+	_ scheduler.NodePoolState = (*Store)(nil)
 )
 
 // NewStore returns an empty store at index 1.
@@ -234,4 +238,17 @@ func (s *Store) SetSchedulerConfig(c *structs.SchedulerConfiguration) {
 	idx := s.bump()
 	c.ModifyIndex = idx
 	s.schedConfig = c
+}
+
+// NodePoolByName returns the pool set with SetNodePool (nil when none): the
+// store is a scheduler.NodePoolState.
+func (s *Store) NodePoolByName(name string) (*structs.NodePool, error) { return s.pools[name], nil }
+
+// SetNodePool adds or replaces a node pool (its scheduler configuration
+// overrides the store's for the pool's jobs).
+func (s *Store) SetNodePool(p *structs.NodePool) {
+	if s.pools == nil {
+		s.pools = map[string]*structs.NodePool{}
+	}
+	s.pools[p.Name] = p
 }

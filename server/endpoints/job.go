@@ -37,6 +37,9 @@ func (e *Job) Register(args *structs.JobRegisterRequest, reply *structs.JobRegis
 	if err := checkJobLimits(job, e.d.Limits.JobMaxCount); err != nil {
 		return err
 	}
+	if err := checkJobTenancy(e.d.State().Snapshot(), job); err != nil {
+		return err
+	}
 	existing, err := e.d.State().JobByID(nil, job.Namespace, job.ID)
 	if err != nil {
 		return err
@@ -214,6 +217,9 @@ func (e *Job) Plan(args *structs.JobPlanRequest, reply *structs.JobPlanResponse)
 		return err
 	}
 	snap := e.d.State().Snapshot()
+	if err := checkJobTenancy(snap, job); err != nil {
+		return err
+	}
 	existing, err := snap.JobByID(nil, job.Namespace, job.ID)
 	if err != nil {
 		return err

@@ -33,6 +33,8 @@ func New(d Deps) (*Set, error) {
 		{"Deployment", &Deployment{d: dp}},
 		{"Operator", &Operator{d: dp}},
 		{"Status", &Status{d: dp}},
+		{"Namespace", &Namespace{d: dp}},
+		{"NodePool", &NodePool{d: dp}},
 	}}, nil
 }
 

@@ -93,6 +93,14 @@ func (f *FSM) Apply(l *raft.Log) any {
 		return f.applyAllocDesiredTransition(buf, index)
 	case structs.SchedulerConfigRequestType:
 		return f.applySchedulerConfig(buf, index)
+	case structs.NamespaceUpsertRequestType:
+		return f.applyNamespaceUpsert(buf, index)
+	case structs.NamespaceDeleteRequestType:
+		return f.applyNamespaceDelete(buf, index)
+	case structs.NodePoolUpsertRequestType:
+		return f.applyNodePoolUpsert(buf, index)
+	case structs.NodePoolDeleteRequestType:
+		return f.applyNodePoolDelete(buf, index)
 	}
 	if msgType&structs.IgnoreUnknownTypeFlag != 0 {
 		f.logger.Warn("ignoring unknown raft message type", "type", msgType, "index", index)

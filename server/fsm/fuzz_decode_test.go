@@ -34,6 +34,10 @@ func raftMessages() map[structs.MessageType]any {
 		structs.DeploymentPromoteRequestType:            &structs.DeploymentPromoteRequest{},
 		structs.SchedulerConfigRequestType:              &structs.SchedulerSetConfigRequest{},
 		structs.JobStabilityRequestType:                 &structs.JobStabilityRequest{},
+		structs.NamespaceUpsertRequestType:              &structs.NamespaceUpsertRequest{},
+		structs.NamespaceDeleteRequestType:              &structs.NamespaceDeleteRequest{},
+		structs.NodePoolUpsertRequestType:               &structs.NodePoolUpsertRequest{},
+		structs.NodePoolDeleteRequestType:               &structs.NodePoolDeleteRequest{},
 	}
 }
 

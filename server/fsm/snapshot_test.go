@@ -41,6 +41,8 @@ func fillEveryTable(t *testing.T, f *FSM) {
 		{structs.ApplyPlanResultsRequestType, &structs.ApplyPlanResultsRequest{Job: job2, AllocsPlaced: []*structs.Allocation{alloc}, EvalID: eval.ID, Deployment: dep, UpdatedAt: 42}},
 		{structs.AllocClientUpdateRequestType, &structs.AllocUpdateRequest{Alloc: []*structs.Allocation{{ID: alloc.ID, ClientStatus: structs.AllocClientStatusRunning}}, UpdatedAt: 99}},
 		{structs.SchedulerConfigRequestType, &sched},
+		{structs.NamespaceUpsertRequestType, &structs.NamespaceUpsertRequest{Namespaces: []*structs.Namespace{{Name: "team-a", Meta: map[string]string{"o": "a"}}}}},
+		{structs.NodePoolUpsertRequestType, &structs.NodePoolUpsertRequest{NodePools: []*structs.NodePool{{Name: "gpu", Description: "GPUs"}}}},
 	} {
 		if r := applyMsg(t, f, uint64(i+1), e.mt, e.msg); r != nil {
 			if _, isErr := r.(error); isErr {
@@ -59,7 +61,8 @@ func TestFSMSnapshotRoundTripsEveryTable(t *testing.T) {
 	fillEveryTable(t, f)
 	want := statetest.DumpState(t, f.State())
 	if len(want.Jobs) != 1 || len(want.JobVersions) != 1 || len(want.JobVersions[0]) != 2 || len(want.Nodes) != 1 ||
-		len(want.Evals) != 1 || len(want.Allocs) != 1 || len(want.Deployments) != 1 || want.Scheduler.SchedulerAlgorithm != "spread" {
+		len(want.Evals) != 1 || len(want.Allocs) != 1 || len(want.Deployments) != 1 || want.Scheduler.SchedulerAlgorithm != "spread" ||
+		len(want.Namespaces) != 2 || len(want.NodePools) != 3 {
 		t.Fatalf("fill left a table empty: %+v", want)
 	}
 	tables := map[string]bool{}
@@ -67,7 +70,7 @@ func TestFSMSnapshotRoundTripsEveryTable(t *testing.T) {
 		tables[ie.Key] = true
 	}
 	for _, name := range []string{state.TableJobs, state.TableNodes, state.TableAllocs, state.TableEvals,
-		state.TableJobVersions, state.TableSchedulerConfig, state.TableDeployments} {
+		state.TableJobVersions, state.TableSchedulerConfig, state.TableDeployments, state.TableNamespaces, state.TableNodePools} {
 		if !tables[name] {
 			t.Errorf("no index entry for table %q after the fill: %v", name, tables)
 		}

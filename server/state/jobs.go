@@ -23,10 +23,15 @@ func jobsSchema() *memdb.TableSchema {
 // UpsertJob registers or updates a job at index, together with its eval (nil
 // ok) in one transaction. It sets the job's CreateIndex, ModifyIndex and
 // JobModifyIndex, and the eval's JobModifyIndex to index; the job's Status is
-// derived from its allocations and evaluations.
+// derived from its allocations and evaluations. A new job in a namespace
+// that does not exist (deleted after Job.Register checked it) is refused
+// with a 400 and nothing is written.
 func (s *StateStore) UpsertJob(index uint64, job *structs.Job, eval *structs.Evaluation) error {
 	txn := s.db.Txn(true)
 	defer txn.Abort()
+	if err := checkNewJobNamespaceTxn(txn, job); err != nil {
+		return err
+	}
 	c := &changes{}
 	if err := upsertJobTxn(txn, index, job, c); err != nil {
 		return err

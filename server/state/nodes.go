@@ -50,6 +50,10 @@ func (s *StateStore) UpsertNode(index uint64, node *structs.Node) error {
 	if err := txn.Insert(tableNodes, node); err != nil {
 		return fmt.Errorf("inserting node %q: %w", node.ID, err)
 	}
+	// A node registering in an unknown pool creates it (as Nomad does).
+	if err := ensureNodePoolTxn(txn, index, node.NodePool); err != nil {
+		return err
+	}
 	if err := setIndex(txn, tableNodes, index); err != nil {
 		return err
 	}

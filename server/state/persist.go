@@ -32,7 +32,7 @@ var persistedTables = []struct {
 }{
 	{tableIndex, recordIndex}, {tableJobs, recordJob}, {tableNodes, recordNode}, {tableAllocs, recordAlloc},
 	{tableEvals, recordEval}, {tableJobVersions, recordJobVersion}, {tableSchedulerConfig, recordSchedulerConfig},
-	{tableDeployments, recordDeployment},
+	{tableDeployments, recordDeployment}, {tableNamespaces, recordNamespace}, {tableNodePools, recordNodePool},
 }
 
 // Persist writes every object of the snapshot to w as a msgpack stream (for
@@ -113,6 +113,10 @@ func newRecord(t recordType) (any, string, error) {
 		return &structs.SchedulerConfiguration{}, tableSchedulerConfig, nil
 	case recordDeployment:
 		return &structs.Deployment{}, tableDeployments, nil
+	case recordNamespace:
+		return &structs.Namespace{}, tableNamespaces, nil
+	case recordNodePool:
+		return &structs.NodePool{}, tableNodePools, nil
 	}
 	return nil, "", fmt.Errorf("restoring: unknown record type %d", t)
 }

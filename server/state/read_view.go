@@ -43,3 +43,9 @@ func (v ReadView) LatestDeploymentByJobID(ns, jobID string) (*structs.Deployment
 func (v ReadView) SchedulerConfig() (*structs.SchedulerConfiguration, error) {
 	return v.snap.SchedulerConfig(nil)
 }
+
+// NodePoolByName reads a node pool (nil when absent); it satisfies the
+// scheduler's optional scheduler.NodePoolState.
+func (v ReadView) NodePoolByName(name string) (*structs.NodePool, error) {
+	return v.snap.NodePoolByName(nil, name)
+}

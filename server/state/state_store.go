@@ -89,6 +89,8 @@ func schema() *memdb.DBSchema {
 		tableJobVersions:     jobVersionsSchema(),
 		tableSchedulerConfig: schedulerConfigSchema(),
 		tableDeployments:     deploymentsSchema(),
+		tableNamespaces:      namespacesSchema(),
+		tableNodePools:       nodePoolsSchema(),
 	}}
 }
 

@@ -17,6 +17,8 @@ type Dump struct {
 	Allocs      []*structs.Allocation
 	Deployments []*structs.Deployment
 	Scheduler   *structs.SchedulerConfiguration
+	Namespaces  []*structs.Namespace
+	NodePools   []*structs.NodePool
 	Indexes     []*state.IndexEntry
 }
 
@@ -46,6 +48,10 @@ func DumpState(t testing.TB, st *state.StateStore) Dump {
 	d.Deployments, err = st.Deployments(nil, "*")
 	must(err)
 	d.Scheduler, err = st.SchedulerConfig(nil)
+	must(err)
+	d.Namespaces, err = st.Namespaces()
+	must(err)
+	d.NodePools, err = st.NodePools()
 	must(err)
 	d.Indexes, err = st.Indexes()
 	must(err)
