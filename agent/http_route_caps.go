@@ -17,6 +17,7 @@ const (
 	scopeNode       routeScope = "node"       // node: read or write
 	scopeAgent      routeScope = "agent"      // agent: read or write
 	scopeOperator   routeScope = "operator"   // operator: read or write
+	scopeNodePool   routeScope = "node_pool"  // node_pool: read, write or delete
 	scopeManagement routeScope = "management" // a management token only
 )
 
@@ -41,6 +42,12 @@ var (
 	agentWrite    = routeCap{scopeAgent, "write"}
 	operatorRead  = routeCap{scopeOperator, "read"}
 	operatorWrite = routeCap{scopeOperator, "write"}
+	poolRead      = routeCap{scopeNodePool, "read"}
+	poolWrite     = routeCap{scopeNodePool, "write"}
+	poolDelete    = routeCap{scopeNodePool, "delete"}
+	// nsAny is any capability on the namespace (reading a namespace, as
+	// Nomad; lists are filtered to the namespaces the token can use).
+	nsAny = nsCap("any")
 )
 
 func nsCap(c string) routeCap { return routeCap{scopeNamespace, c} }
@@ -81,7 +88,18 @@ var routeCaps = map[string]routeCap{
 	"/v1/allocation/{id}/stop PUT":             nsCap("alloc-lifecycle"),
 	"/v1/nodes GET":                            nodeRead,
 	"/v1/node/{id} GET":                        nodeRead,
-	"/v1/node/{id}/allocations GET":            nodeRead,
+	"/v1/node/{id}/{sub} GET":                  nodeRead, // allocations
+	"/v1/node/pools GET":                       poolRead,
+	"/v1/node/pools PUT":                       poolWrite,
+	"/v1/node/pool/{name} GET":                 poolRead,
+	"/v1/node/pool/{name} DELETE":              poolDelete,
+	"/v1/node/pool/{name}/jobs GET":            poolRead, // and list-jobs on each job's namespace
+	"/v1/node/pool/{name}/nodes GET":           poolRead, // and node read
+	"/v1/namespaces GET":                       capNone,  // filtered to the namespaces the token can use
+	"/v1/namespace/{name} GET":                 nsAny,
+	"/v1/namespace PUT":                        capManagement,
+	"/v1/namespace/{name} PUT":                 capManagement,
+	"/v1/namespace/{name} DELETE":              capManagement,
 	"/v1/node/{id}/drain PUT":                  nodeWrite,
 	"/v1/node/{id}/eligibility PUT":            nodeWrite,
 	"/v1/deployments GET":                      nsCap("read-job"),

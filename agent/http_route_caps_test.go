@@ -21,7 +21,9 @@ func TestEveryRouteDeclaresACapability(t *testing.T) {
 			t.Errorf("route %q declares no capability (add %q to routeCaps)", p, k)
 			continue
 		}
-		if c.Scope == scopeNamespace && c.Cap == "" || (c.Scope == scopeNode || c.Scope == scopeAgent || c.Scope == scopeOperator) && c.Cap != "read" && c.Cap != "write" {
+		readWrite := c.Scope == scopeNode || c.Scope == scopeAgent || c.Scope == scopeOperator
+		if c.Scope == scopeNamespace && c.Cap == "" || readWrite && c.Cap != "read" && c.Cap != "write" ||
+			c.Scope == scopeNodePool && c.Cap != "read" && c.Cap != "write" && c.Cap != "delete" {
 			t.Errorf("route %q: malformed requirement %+v", p, c)
 		}
 	}
