@@ -33,6 +33,7 @@ func New(d Deps) (*Set, error) {
 		{"Deployment", &Deployment{d: dp}},
 		{"Operator", &Operator{d: dp}},
 		{"Status", &Status{d: dp}},
+		{"ACL", &ACL{d: dp}},
 	}}, nil
 }
 

@@ -93,6 +93,20 @@ func (f *FSM) Apply(l *raft.Log) any {
 		return f.applyAllocDesiredTransition(buf, index)
 	case structs.SchedulerConfigRequestType:
 		return f.applySchedulerConfig(buf, index)
+	case structs.ACLPolicyUpsertRequestType:
+		return f.applyACLPolicyUpsert(buf, index)
+	case structs.ACLPolicyDeleteRequestType:
+		return f.applyACLPolicyDelete(buf, index)
+	case structs.ACLTokenUpsertRequestType:
+		return f.applyACLTokenUpsert(buf, index)
+	case structs.ACLTokenDeleteRequestType:
+		return f.applyACLTokenDelete(buf, index)
+	case structs.ACLTokenBootstrapRequestType:
+		return f.applyACLTokenBootstrap(buf, index)
+	case structs.ACLRoleUpsertRequestType:
+		return f.applyACLRoleUpsert(buf, index)
+	case structs.ACLRoleDeleteRequestType:
+		return f.applyACLRoleDelete(buf, index)
 	}
 	if msgType&structs.IgnoreUnknownTypeFlag != 0 {
 		f.logger.Warn("ignoring unknown raft message type", "type", msgType, "index", index)

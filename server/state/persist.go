@@ -33,6 +33,7 @@ var persistedTables = []struct {
 	{tableIndex, recordIndex}, {tableJobs, recordJob}, {tableNodes, recordNode}, {tableAllocs, recordAlloc},
 	{tableEvals, recordEval}, {tableJobVersions, recordJobVersion}, {tableSchedulerConfig, recordSchedulerConfig},
 	{tableDeployments, recordDeployment},
+	{tableACLPolicies, recordACLPolicy}, {tableACLTokens, recordACLToken}, {tableACLRoles, recordACLRole},
 }
 
 // Persist writes every object of the snapshot to w as a msgpack stream (for
@@ -113,6 +114,12 @@ func newRecord(t recordType) (any, string, error) {
 		return &structs.SchedulerConfiguration{}, tableSchedulerConfig, nil
 	case recordDeployment:
 		return &structs.Deployment{}, tableDeployments, nil
+	case recordACLPolicy:
+		return &structs.ACLPolicy{}, tableACLPolicies, nil
+	case recordACLToken:
+		return &structs.ACLToken{}, tableACLTokens, nil
+	case recordACLRole:
+		return &structs.ACLRole{}, tableACLRoles, nil
 	}
 	return nil, "", fmt.Errorf("restoring: unknown record type %d", t)
 }

@@ -89,6 +89,9 @@ func schema() *memdb.DBSchema {
 		tableJobVersions:     jobVersionsSchema(),
 		tableSchedulerConfig: schedulerConfigSchema(),
 		tableDeployments:     deploymentsSchema(),
+		tableACLPolicies:     aclPoliciesSchema(),
+		tableACLTokens:       aclTokensSchema(),
+		tableACLRoles:        aclRolesSchema(),
 	}}
 }
 
