@@ -34,6 +34,13 @@ func raftMessages() map[structs.MessageType]any {
 		structs.DeploymentPromoteRequestType:            &structs.DeploymentPromoteRequest{},
 		structs.SchedulerConfigRequestType:              &structs.SchedulerSetConfigRequest{},
 		structs.JobStabilityRequestType:                 &structs.JobStabilityRequest{},
+		structs.ACLPolicyUpsertRequestType:              &structs.ACLPolicyUpsertRequest{},
+		structs.ACLPolicyDeleteRequestType:              &structs.ACLPolicyDeleteRequest{},
+		structs.ACLTokenUpsertRequestType:               &structs.ACLTokenUpsertRequest{},
+		structs.ACLTokenDeleteRequestType:               &structs.ACLTokenDeleteRequest{},
+		structs.ACLTokenBootstrapRequestType:            &structs.ACLTokenBootstrapRequest{},
+		structs.ACLRoleUpsertRequestType:                &structs.ACLRolesUpsertRequest{},
+		structs.ACLRoleDeleteRequestType:                &structs.ACLRolesDeleteByIDRequest{},
 	}
 }
 

@@ -17,6 +17,9 @@ type Dump struct {
 	Allocs      []*structs.Allocation
 	Deployments []*structs.Deployment
 	Scheduler   *structs.SchedulerConfiguration
+	ACLPolicies []*structs.ACLPolicy
+	ACLTokens   []*structs.ACLToken
+	ACLRoles    []*structs.ACLRole
 	Indexes     []*state.IndexEntry
 }
 
@@ -46,6 +49,12 @@ func DumpState(t testing.TB, st *state.StateStore) Dump {
 	d.Deployments, err = st.Deployments(nil, "*")
 	must(err)
 	d.Scheduler, err = st.SchedulerConfig(nil)
+	must(err)
+	d.ACLPolicies, err = st.ACLPolicies(nil)
+	must(err)
+	d.ACLTokens, err = st.ACLTokens(nil)
+	must(err)
+	d.ACLRoles, err = st.ACLRoles(nil)
 	must(err)
 	d.Indexes, err = st.Indexes()
 	must(err)
