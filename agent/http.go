@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -161,6 +162,7 @@ func (s *httpServer) routes() {
 	h("GET /v1/agent/self", s.agentSelf)
 	h("GET /v1/agent/members", s.agentMembers)
 	s.clusterRoutes(h) // http_cluster.go
+	s.aclRoutes(h)     // http_acl.go
 	h("GET /v1/agent/health", s.agentHealth)
 	h("GET /v1/metrics", s.metrics)
 	h("GET /v1/operator/scheduler/configuration", s.schedulerConfigGet)
@@ -326,6 +328,7 @@ func (s *httpServer) parseQuery(r *http.Request) (structs.QueryOptions, error) {
 		Region:    q.Get("region"),
 		Namespace: q.Get("namespace"),
 		Prefix:    q.Get("prefix"),
+		AuthToken: requestToken(r),
 	}
 	_, opts.AllowStale = q["stale"]
 	if opts.Region == "" {
@@ -354,7 +357,7 @@ func (s *httpServer) parseQuery(r *http.Request) (structs.QueryOptions, error) {
 // parseWrite reads the write options: region and namespace.
 func (s *httpServer) parseWrite(r *http.Request) structs.WriteRequest {
 	q := r.URL.Query()
-	wr := structs.WriteRequest{Region: q.Get("region"), Namespace: q.Get("namespace")}
+	wr := structs.WriteRequest{Region: q.Get("region"), Namespace: q.Get("namespace"), AuthToken: requestToken(r)}
 	if wr.Region == "" {
 		wr.Region = s.Region
 	}
@@ -362,6 +365,18 @@ func (s *httpServer) parseWrite(r *http.Request) structs.WriteRequest {
 		wr.Namespace = "default"
 	}
 	return wr
+}
+
+// requestToken is the request's ACL token secret, as Nomad reads it: the
+// X-Nomad-Token header, else an "Authorization: Bearer <secret>" header.
+func requestToken(r *http.Request) string {
+	if t := r.Header.Get("X-Nomad-Token"); t != "" {
+		return t
+	}
+	if a := r.Header.Get("Authorization"); len(a) > 7 && strings.EqualFold(a[:7], "Bearer ") {
+		return strings.TrimSpace(a[7:])
+	}
+	return ""
 }
 
 // parseBool reads an optional boolean query parameter.

@@ -140,3 +140,21 @@ type SingleACLRoleResponse struct {
 	ACLRole *ACLRole
 	QueryMeta
 }
+
+// ACL RPC methods.
+const (
+	ACLBootstrapRPC        = "ACL.Bootstrap"
+	ACLUpsertPoliciesRPC   = "ACL.UpsertPolicies"
+	ACLDeletePoliciesRPC   = "ACL.DeletePolicies"
+	ACLListPoliciesRPC     = "ACL.ListPolicies"
+	ACLGetPolicyRPC        = "ACL.GetPolicy"
+	ACLUpsertTokensRPC     = "ACL.UpsertTokens"
+	ACLDeleteTokensRPC     = "ACL.DeleteTokens"
+	ACLListTokensRPC       = "ACL.ListTokens"
+	ACLGetTokenRPC         = "ACL.GetToken"
+	ACLGetTokenBySecretRPC = "ACL.GetTokenBySecret"
+	ACLUpsertRolesRPC      = "ACL.UpsertRoles"
+	ACLDeleteRolesRPC      = "ACL.DeleteRoles"
+	ACLListRolesRPC        = "ACL.ListRoles"
+	ACLGetRoleRPC          = "ACL.GetRole"
+)
