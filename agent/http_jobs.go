@@ -126,7 +126,10 @@ func (s *httpServer) jobsList(w http.ResponseWriter, r *http.Request) (any, erro
 	if reply.Jobs == nil {
 		reply.Jobs = []*structs.JobListStub{}
 	}
-	return s.sharedJSON(w, r, "jobs\x00"+q.Region+"\x00"+q.Namespace+"\x00"+q.Prefix, reply.Index, reply.Jobs) // http_shared.go
+	// The answer depends on the token (ACLs filter the list): it is part
+	// of the key, hashed.
+	key := "jobs\x00" + q.Region + "\x00" + q.Namespace + "\x00" + q.Prefix + "\x00" + tokenKey(q.AuthToken)
+	return s.sharedJSON(w, r, key, reply.Index, reply.Jobs) // http_shared.go
 }
 
 // getJob reads one job; absent is a 404.
