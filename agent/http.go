@@ -14,6 +14,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/nomadish/nomadish/acl"
 	"github.com/nomadish/nomadish/internal/shared"
 	"github.com/nomadish/nomadish/structs"
 )
@@ -122,13 +123,13 @@ func (s *httpServer) routes() {
 	h("GET /v1/allocation/{id}", s.allocGet)
 	// Client endpoints reach another node's client through clientRoute
 	// (http_client_forward.go).
-	h("GET /v1/client/fs/logs/{alloc}", s.clientRoute("alloc", s.allocLogs))
+	h("GET /v1/client/fs/logs/{alloc}", s.clientRoute("alloc", acl.NamespaceCapabilityReadLogs, s.allocLogs))
 	s.fsRoutes(h) // http_fs.go
-	h("GET /v1/client/allocation/{id}/exec", s.clientRoute("id", s.allocExec))
-	h("GET /v1/client/allocation/{id}/stats", s.clientRoute("id", s.allocStats))
+	h("GET /v1/client/allocation/{id}/exec", s.clientRoute("id", acl.NamespaceCapabilityAllocExec, s.allocExec))
+	h("GET /v1/client/allocation/{id}/stats", s.clientRoute("id", acl.NamespaceCapabilityReadJob, s.allocStats))
 	for _, m := range []string{"PUT", "POST"} {
-		h(m+" /v1/client/allocation/{id}/signal", s.clientRoute("id", s.allocSignal))
-		h(m+" /v1/client/allocation/{id}/restart", s.clientRoute("id", s.allocRestart))
+		h(m+" /v1/client/allocation/{id}/signal", s.clientRoute("id", acl.NamespaceCapabilityAllocLifecycle, s.allocSignal))
+		h(m+" /v1/client/allocation/{id}/restart", s.clientRoute("id", acl.NamespaceCapabilityAllocLifecycle, s.allocRestart))
 		h(m+" /v1/allocation/{id}/stop", s.allocStop)
 	}
 

@@ -1,6 +1,10 @@
 package e2e
 
 import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -8,6 +12,25 @@ import (
 	"testing"
 	"time"
 )
+
+// getJSONToken is getJSON with an X-Nomad-Token header.
+func getJSONToken(url, token string, out any) error {
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("X-Nomad-Token", token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(resp.Body)
+		return fmt.Errorf("%s: %s: %s", url, resp.Status, b)
+	}
+	return json.NewDecoder(resp.Body).Decode(out)
+}
 
 // secretOf finds "Secret ID = <uuid>" in a token printout.
 func secretOf(t *testing.T, out string) string {
@@ -105,6 +128,56 @@ func TestACLEndToEnd(t *testing.T) {
 	}
 	if r = cli("status", "-token", root2, "-namespace", "team-b", "acl-b"); r.code != 0 || !strings.Contains(r.out, "acl-b") {
 		t.Fatalf("management status of team-b's job: %v", r)
+	}
+
+	// Client endpoints: exec into a raw_exec task needs alloc-node-exec
+	// besides alloc-exec; logs need read-logs; nodes need node read.
+	allocID := ""
+	eventually(t, 30*time.Second, "acl-a running", func() (bool, string) {
+		var allocs []struct{ ID, ClientStatus string }
+		err := getJSONToken(a.addr+"/v1/job/acl-a/allocations?namespace=team-a", teamA, &allocs)
+		for _, al := range allocs {
+			if al.ClientStatus == "running" {
+				allocID = al.ID
+				return true, ""
+			}
+		}
+		return false, fmt.Sprint(allocs, err)
+	})
+	if r = cli("alloc", "exec", "-token", teamA, "-namespace", "team-a", allocID, "/bin/echo", "hi"); r.code == 0 || !strings.Contains(r.errOut, "Permission denied") {
+		t.Fatalf("exec into raw_exec without alloc-node-exec: %v", r)
+	}
+	nodeExec := writeFile(t, "node-exec.policy.hcl", "namespace \"team-a\" {\n  capabilities = [\"alloc-node-exec\"]\n}\n")
+	readOnly := writeFile(t, "ro.policy.hcl", "namespace \"team-a\" {\n  policy = \"read\"\n}\n")
+	for name, file := range map[string]string{"node-exec": nodeExec, "ro": readOnly} {
+		if r = cli("acl", "policy", "apply", "-token", root, name, file); r.code != 0 {
+			t.Fatalf("policy %s: %v", name, r)
+		}
+	}
+	r = cli("acl", "token", "create", "-token", root, "-policy", "team-a", "-policy", "node-exec")
+	if r.code != 0 {
+		t.Fatalf("token: %v", r)
+	}
+	execer := secretOf(t, r.out)
+	if r = cli("alloc", "exec", "-token", execer, "-namespace", "team-a", allocID, "/bin/echo", "hi"); r.code != 0 || !strings.Contains(r.out, "hi") {
+		t.Fatalf("exec with alloc-node-exec: %v", r)
+	}
+	r = cli("acl", "token", "create", "-token", root, "-policy", "ro")
+	if r.code != 0 {
+		t.Fatalf("token: %v", r)
+	}
+	ro := secretOf(t, r.out)
+	if r = cli("alloc", "logs", "-token", ro, "-namespace", "team-a", allocID); r.code == 0 || !strings.Contains(r.errOut, "Permission denied") {
+		t.Fatalf("logs without read-logs: %v", r)
+	}
+	if r = cli("alloc", "logs", "-token", teamA, "-namespace", "team-a", allocID); r.code != 0 {
+		t.Fatalf("logs with read-logs: %v", r)
+	}
+	if r = cli("node", "status", "-token", teamA); r.code == 0 || !strings.Contains(r.errOut, "Permission denied") {
+		t.Fatalf("node status without node read: %v", r)
+	}
+	if r = cli("node", "status", "-token", root); r.code != 0 {
+		t.Fatalf("node status with management: %v", r)
 	}
 
 	r = cli("acl", "token", "create", "-token", root, "-policy", "team-a", "-ttl", "2s")

@@ -158,3 +158,16 @@ const (
 	ACLListRolesRPC        = "ACL.ListRoles"
 	ACLGetRoleRPC          = "ACL.GetRole"
 )
+
+// ACLAllowAllocRequest asks whether the token may use Capability on an
+// allocation's client endpoint (ACL.AllowAllocOperation); Task narrows an
+// exec to one task.
+type ACLAllowAllocRequest struct {
+	AllocID    string
+	Task       string
+	Capability string
+	QueryOptions
+}
+
+// ACLAllowAllocOperationRPC is the method of ACLAllowAllocRequest.
+const ACLAllowAllocOperationRPC = "ACL.AllowAllocOperation"
