@@ -64,6 +64,9 @@ type httpDeps struct {
 	// Origins refuses state-changing requests from other sites
 	// (http_origin.go); nil allows every origin (tests).
 	Origins *originPolicy
+	// ACLEnabled is the agent's acl.enabled: routes check their declared
+	// need first (http_acl_routes.go).
+	ACLEnabled bool
 }
 
 // httpServer routes Nomad's v1 API onto RPCs. It is an http.Handler; its
@@ -76,6 +79,9 @@ type httpServer struct {
 	// restoring is held by the one snapshot restore in progress
 	// (http_operator_raft.go).
 	restoring atomic.Bool
+	// undeclared lists routes registered without an ACL need (set by
+	// routes; TestEveryRouteDeclaresACL keeps it empty).
+	undeclared []string
 }
 
 // handlerFunc is the shape of every endpoint: the value returned is encoded
@@ -99,7 +105,8 @@ func (s *httpServer) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.S
 // routes registers every endpoint. GET patterns also serve HEAD; a path known
 // for another method answers 405 (http.ServeMux does that).
 func (s *httpServer) routes() {
-	h := func(pattern string, f handlerFunc) { s.mux.HandleFunc(pattern, s.wrap(f)) }
+	// Every route declares its ACL need (http_acl_routes.go).
+	h := func(pattern string, f handlerFunc) { s.mux.HandleFunc(pattern, s.wrap(s.authorize(pattern, f))) }
 	for _, m := range []string{"PUT", "POST"} {
 		h(m+" /v1/jobs", s.jobsRegister)
 		h(m+" /v1/jobs/parse", s.jobsParse)
@@ -170,8 +177,10 @@ func (s *httpServer) routes() {
 	h("GET /v1/operator/raft/configuration", s.raftConfiguration)
 	h("DELETE /v1/operator/raft/peer", s.raftPeerDelete)
 	h("GET /v1/operator/snapshot", s.snapshotSave)
-	s.mux.HandleFunc("PUT /v1/operator/snapshot", withSnapshotBody(s.wrap(s.snapshotRestore)))
-	s.mux.HandleFunc("POST /v1/operator/snapshot", withSnapshotBody(s.wrap(s.snapshotRestore)))
+	for _, m := range []string{"PUT", "POST"} {
+		p := m + " /v1/operator/snapshot"
+		s.mux.HandleFunc(p, withSnapshotBody(s.wrap(s.authorize(p, s.snapshotRestore))))
+	}
 }
 
 // withStatus is a handler result answered with a status other than 200 and

@@ -243,7 +243,7 @@ func (s *httpServer) jobSummary(w http.ResponseWriter, r *http.Request) (any, er
 		return nil, err
 	}
 	args := structs.JobSpecificRequest{JobID: job.ID, QueryOptions: structs.QueryOptions{
-		Region: job.Region, Namespace: job.Namespace, AllowStale: true,
+		Region: job.Region, Namespace: job.Namespace, AllowStale: true, AuthToken: requestToken(r),
 	}}
 	var reply structs.JobAllocationsResponse
 	if err := s.RPC.RPC(structs.JobAllocationsRPC, &args, &reply); err != nil {

@@ -171,3 +171,16 @@ type ACLAllowAllocRequest struct {
 
 // ACLAllowAllocOperationRPC is the method of ACLAllowAllocRequest.
 const ACLAllowAllocOperationRPC = "ACL.AllowAllocOperation"
+
+// ACLAuthorizeRequest asks whether the request's token meets an HTTP
+// route's need (ACL.Authorize): Kind "namespace" (Capability in
+// Namespace), "node", "agent" or "operator" (Capability "read" or
+// "write"), or "management".
+type ACLAuthorizeRequest struct {
+	Kind       string
+	Capability string
+	QueryOptions
+}
+
+// ACLAuthorizeRPC is the method of ACLAuthorizeRequest.
+const ACLAuthorizeRPC = "ACL.Authorize"

@@ -174,3 +174,36 @@ func allowedAllocs(a *acl.ACL, allocs []*structs.Allocation) []*structs.Allocati
 	}
 	return out
 }
+
+// Authorize answers an agent's check of an HTTP route's declared need
+// (agent/http_acl_routes.go) for the request's token: nil when met (always
+// with ACLs off), else the token error or ErrPermissionDenied (403).
+func (e *ACL) Authorize(args *structs.ACLAuthorizeRequest, reply *structs.GenericResponse) error {
+	if args.Kind == "namespace" {
+		return e.d.allowNamespaceOp(args.AuthToken, namespaceOf(args.Namespace), args.Capability)
+	}
+	write := args.Capability == "write"
+	var check func(*acl.ACL) bool
+	switch args.Kind {
+	case "node":
+		check = (*acl.ACL).AllowNodeRead
+		if write {
+			check = (*acl.ACL).AllowNodeWrite
+		}
+	case "agent":
+		check = (*acl.ACL).AllowAgentRead
+		if write {
+			check = (*acl.ACL).AllowAgentWrite
+		}
+	case "operator":
+		check = (*acl.ACL).AllowOperatorRead
+		if write {
+			check = (*acl.ACL).AllowOperatorWrite
+		}
+	case "management":
+		check = (*acl.ACL).IsManagement
+	default:
+		return structs.NewCodedError(structs.ErrCodeBadRequest, "unknown ACL need %q", args.Kind)
+	}
+	return e.d.allowLevel(args.AuthToken, args.Kind+" "+args.Capability, check)
+}
