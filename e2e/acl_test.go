@@ -19,7 +19,9 @@ func getJSONToken(url, token string, out any) error {
 	if err != nil {
 		return err
 	}
-	req.Header.Set("X-Nomad-Token", token)
+	if token != "" {
+		req.Header.Set("X-Nomad-Token", token)
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return err
