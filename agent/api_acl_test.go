@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -153,6 +154,24 @@ func TestAPIACLOfficialClient(t *testing.T) {
 	wantAPIError(t, err, 403, "Permission denied")
 	_, _, err = alice.ACLTokens().Create(&api.ACLToken{Type: "management"}, nil)
 	wantAPIError(t, err, 403, "Permission denied")
+
+	// "Authorization: Bearer <secret>" works as X-Nomad-Token does.
+	for _, h := range []string{"Bearer " + tok.SecretID, "bearer " + tok.SecretID, "Bearer nope"} {
+		req, _ := http.NewRequest(http.MethodGet, c.Address()+"/v1/acl/token/self", nil)
+		req.Header.Set("Authorization", h)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		want := http.StatusOK
+		if strings.HasSuffix(h, "nope") {
+			want = http.StatusForbidden
+		}
+		if resp.StatusCode != want {
+			t.Errorf("Authorization %q: %d, want %d", h[:6], resp.StatusCode, want)
+		}
+	}
 
 	// A bad secret is refused, via X-Nomad-Token and Bearer alike.
 	bad, _ := api.NewClient(&api.Config{Address: c.Address(), SecretID: "00000000-0000-0000-0000-000000000000"})
