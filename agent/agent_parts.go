@@ -31,6 +31,8 @@ func (a *Agent) serverConfig() *server.Config {
 			Enforcement: c.Server.ClientIntroEnforcement, Tokens: c.Server.ClientIntroTokens},
 		SnapshotRestoreMaxBytes: int64(c.Server.SnapshotRestoreMaxMB) << 20,
 		DriverSchemas:           catalog.Builtin,
+		ACL: server.ACLConfig{Enabled: c.ACL.Enabled, TokenMinExpirationTTL: c.ACL.TokenMinExpirationTTL,
+			TokenMaxExpirationTTL: c.ACL.TokenMaxExpirationTTL},
 	}
 	sc.TLS = a.rpcTLS // agent_tls.go
 	sc.RPCLimits = server.RPCLimits{HandshakeTimeout: c.Limits.RPCHandshakeTimeout, MaxConnsPerClient: c.Limits.RPCMaxConnsPerClient}

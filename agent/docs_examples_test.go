@@ -23,6 +23,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 
+	"github.com/nomadish/nomadish/acl"
 	"github.com/nomadish/nomadish/agent/config"
 	"github.com/nomadish/nomadish/drivers/catalog"
 	"github.com/nomadish/nomadish/jobcheck"
@@ -34,13 +35,13 @@ type docBlock struct {
 	doc    string // "website/jobspec.md"
 	line   int    // line of the opening fence
 	text   string // the lines between the fences
-	expect string // "" (must pass), "error" (must fail) or "skip"
+	expect string // "" (must pass), "error" (must fail), "skip" or "acl-policy" (an ACL policy that must pass)
 	reason string // why, for "skip"
 }
 
 func (b docBlock) String() string { return fmt.Sprintf("%s:%d", b.doc, b.line) }
 
-var exampleMarker = regexp.MustCompile(`^<!--\s*example:\s*(error|skip)\s*(?:\((.+)\))?\s*-->$`)
+var exampleMarker = regexp.MustCompile(`^<!--\s*example:\s*(error|skip|acl-policy)\s*(?:\((.+)\))?\s*-->$`)
 
 // websiteDir is ../website from this file, whatever the working directory.
 func websiteDir(t *testing.T) string {
@@ -111,7 +112,7 @@ func splitBlocks(t *testing.T, doc, src string) []docBlock {
 		if strings.HasPrefix(trimmed, "<!-- example") {
 			marker = exampleMarker.FindStringSubmatch(trimmed)
 			if marker == nil {
-				t.Errorf("%s:%d: malformed marker %q; want <!-- example: error --> or <!-- example: skip (reason) -->", doc, lineNo, trimmed)
+				t.Errorf("%s:%d: malformed marker %q; want <!-- example: error -->, <!-- example: acl-policy --> or <!-- example: skip (reason) -->", doc, lineNo, trimmed)
 			} else if marker[1] == "skip" && strings.TrimSpace(marker[2]) == "" {
 				t.Errorf("%s:%d: a skip marker needs a reason: <!-- example: skip (why) -->", doc, lineNo)
 			}
@@ -161,10 +162,17 @@ func TestDocsExamples(t *testing.T) {
 }
 
 // checkBlock classifies b and, unless b is marked skip, checks it. kind is
-// "job", "job fragment" or "agent config".
+// "job", "job fragment", "agent config" or, for a block marked acl-policy,
+// "acl policy" (checked with acl.Parse, as `acl policy apply` does).
 func checkBlock(t *testing.T, b docBlock) (kind string, err error) {
 	t.Helper()
 	text := elide(b.text)
+	if b.expect == "acl-policy" {
+		if _, err := acl.Parse(b.String(), text); err != nil {
+			return "acl policy", fmt.Errorf("(lines relative to the block)\n%w", err)
+		}
+		return "acl policy", nil
+	}
 	body, names, err := topLevel(b, text)
 	if err != nil {
 		return "unparsable", err

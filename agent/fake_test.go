@@ -24,7 +24,13 @@ type rpcCall struct {
 
 var _ RPCer = (*fakeRPC)(nil)
 
-func newFakeRPC() *fakeRPC { return &fakeRPC{handlers: map[string]func(args, reply any) error{}} }
+// newFakeRPC answers ACL.AllowAllocOperation as a server with ACLs off
+// does (allowed); tests of denials register their own handler.
+func newFakeRPC() *fakeRPC {
+	return &fakeRPC{handlers: map[string]func(args, reply any) error{
+		structs.ACLAllowAllocOperationRPC: func(any, any) error { return nil },
+	}}
+}
 
 func (f *fakeRPC) on(method string, h func(args, reply any) error) *fakeRPC {
 	f.mu.Lock()

@@ -8,11 +8,13 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/nomadish/nomadish/acl"
 	"github.com/nomadish/nomadish/internal/shared"
 	"github.com/nomadish/nomadish/structs"
 )
@@ -62,6 +64,9 @@ type httpDeps struct {
 	// Origins refuses state-changing requests from other sites
 	// (http_origin.go); nil allows every origin (tests).
 	Origins *originPolicy
+	// ACLEnabled is the agent's acl.enabled: routes check their declared
+	// need first (http_acl_routes.go).
+	ACLEnabled bool
 }
 
 // httpServer routes Nomad's v1 API onto RPCs. It is an http.Handler; its
@@ -69,13 +74,14 @@ type httpDeps struct {
 // fields below.
 type httpServer struct {
 	httpDeps
-	mux *http.ServeMux
-	// patterns is every route registered (http_route_caps.go).
-	patterns []string
-	answers  shared.Cache // encoded list answers shared by concurrent readers (http_shared.go)
+	mux     *http.ServeMux
+	answers shared.Cache // encoded list answers shared by concurrent readers (http_shared.go)
 	// restoring is held by the one snapshot restore in progress
 	// (http_operator_raft.go).
 	restoring atomic.Bool
+	// undeclared lists routes registered without an ACL need (set by
+	// routes; TestEveryRouteDeclaresACL keeps it empty).
+	undeclared []string
 }
 
 // handlerFunc is the shape of every endpoint: the value returned is encoded
@@ -99,7 +105,8 @@ func (s *httpServer) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.S
 // routes registers every endpoint. GET patterns also serve HEAD; a path known
 // for another method answers 405 (http.ServeMux does that).
 func (s *httpServer) routes() {
-	h := func(pattern string, f handlerFunc) { s.handle(pattern, s.wrap(f)) }
+	// Every route declares its ACL need (http_acl_routes.go).
+	h := func(pattern string, f handlerFunc) { s.mux.HandleFunc(pattern, s.wrap(s.authorize(pattern, f))) }
 	for _, m := range []string{"PUT", "POST"} {
 		h(m+" /v1/jobs", s.jobsRegister)
 		h(m+" /v1/jobs/parse", s.jobsParse)
@@ -123,13 +130,13 @@ func (s *httpServer) routes() {
 	h("GET /v1/allocation/{id}", s.allocGet)
 	// Client endpoints reach another node's client through clientRoute
 	// (http_client_forward.go).
-	h("GET /v1/client/fs/logs/{alloc}", s.clientRoute("alloc", s.allocLogs))
+	h("GET /v1/client/fs/logs/{alloc}", s.clientRoute("alloc", acl.NamespaceCapabilityReadLogs, s.allocLogs))
 	s.fsRoutes(h) // http_fs.go
-	h("GET /v1/client/allocation/{id}/exec", s.clientRoute("id", s.allocExec))
-	h("GET /v1/client/allocation/{id}/stats", s.clientRoute("id", s.allocStats))
+	h("GET /v1/client/allocation/{id}/exec", s.clientRoute("id", acl.NamespaceCapabilityAllocExec, s.allocExec))
+	h("GET /v1/client/allocation/{id}/stats", s.clientRoute("id", acl.NamespaceCapabilityReadJob, s.allocStats))
 	for _, m := range []string{"PUT", "POST"} {
-		h(m+" /v1/client/allocation/{id}/signal", s.clientRoute("id", s.allocSignal))
-		h(m+" /v1/client/allocation/{id}/restart", s.clientRoute("id", s.allocRestart))
+		h(m+" /v1/client/allocation/{id}/signal", s.clientRoute("id", acl.NamespaceCapabilityAllocLifecycle, s.allocSignal))
+		h(m+" /v1/client/allocation/{id}/restart", s.clientRoute("id", acl.NamespaceCapabilityAllocLifecycle, s.allocRestart))
 		h(m+" /v1/allocation/{id}/stop", s.allocStop)
 	}
 
@@ -165,14 +172,17 @@ func (s *httpServer) routes() {
 	h("GET /v1/agent/self", s.agentSelf)
 	h("GET /v1/agent/members", s.agentMembers)
 	s.clusterRoutes(h) // http_cluster.go
+	s.aclRoutes(h)     // http_acl.go
 	h("GET /v1/agent/health", s.agentHealth)
 	h("GET /v1/metrics", s.metrics)
 	h("GET /v1/operator/scheduler/configuration", s.schedulerConfigGet)
 	h("GET /v1/operator/raft/configuration", s.raftConfiguration)
 	h("DELETE /v1/operator/raft/peer", s.raftPeerDelete)
 	h("GET /v1/operator/snapshot", s.snapshotSave)
-	s.handle("PUT /v1/operator/snapshot", withSnapshotBody(s.wrap(s.snapshotRestore)))
-	s.handle("POST /v1/operator/snapshot", withSnapshotBody(s.wrap(s.snapshotRestore)))
+	for _, m := range []string{"PUT", "POST"} {
+		p := m + " /v1/operator/snapshot"
+		s.mux.HandleFunc(p, withSnapshotBody(s.wrap(s.authorize(p, s.snapshotRestore))))
+	}
 }
 
 // withStatus is a handler result answered with a status other than 200 and
@@ -330,6 +340,7 @@ func (s *httpServer) parseQuery(r *http.Request) (structs.QueryOptions, error) {
 		Region:    q.Get("region"),
 		Namespace: q.Get("namespace"),
 		Prefix:    q.Get("prefix"),
+		AuthToken: requestToken(r),
 	}
 	_, opts.AllowStale = q["stale"]
 	if opts.Region == "" {
@@ -358,7 +369,7 @@ func (s *httpServer) parseQuery(r *http.Request) (structs.QueryOptions, error) {
 // parseWrite reads the write options: region and namespace.
 func (s *httpServer) parseWrite(r *http.Request) structs.WriteRequest {
 	q := r.URL.Query()
-	wr := structs.WriteRequest{Region: q.Get("region"), Namespace: q.Get("namespace")}
+	wr := structs.WriteRequest{Region: q.Get("region"), Namespace: q.Get("namespace"), AuthToken: requestToken(r)}
 	if wr.Region == "" {
 		wr.Region = s.Region
 	}
@@ -366,6 +377,18 @@ func (s *httpServer) parseWrite(r *http.Request) structs.WriteRequest {
 		wr.Namespace = "default"
 	}
 	return wr
+}
+
+// requestToken is the request's ACL token secret, as Nomad reads it: the
+// X-Nomad-Token header, else an "Authorization: Bearer <secret>" header.
+func requestToken(r *http.Request) string {
+	if t := r.Header.Get("X-Nomad-Token"); t != "" {
+		return t
+	}
+	if a := r.Header.Get("Authorization"); len(a) > 7 && strings.EqualFold(a[:7], "Bearer ") {
+		return strings.TrimSpace(a[7:])
+	}
+	return ""
 }
 
 // parseBool reads an optional boolean query parameter.

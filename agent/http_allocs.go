@@ -69,7 +69,7 @@ func (s *httpServer) getAlloc(id string, q structs.QueryOptions) (*structs.Alloc
 // getAllocByPrefix finds the one allocation whose ID starts with prefix.
 func (s *httpServer) getAllocByPrefix(prefix string, q structs.QueryOptions) (*structs.Allocation, *structs.QueryMeta, error) {
 	full, err := resolvePrefix("allocation", prefix, func(p string) ([]string, error) {
-		lq := structs.QueryOptions{Region: q.Region, Namespace: q.Namespace, AllowStale: q.AllowStale, Prefix: p}
+		lq := structs.QueryOptions{Region: q.Region, Namespace: q.Namespace, AllowStale: q.AllowStale, Prefix: p, AuthToken: q.AuthToken}
 		reply, err := s.listAllocs(lq)
 		if err != nil {
 			return nil, err

@@ -37,8 +37,11 @@ type NodeDialer interface {
 // included), which checks and answers it. Otherwise (unknown allocation,
 // lookup errors, a local allocation, a request forwarded already, or no
 // NodeDialer) f answers as before.
-func (s *httpServer) clientRoute(param string, f handlerFunc) handlerFunc {
+func (s *httpServer) clientRoute(param, capability string, f handlerFunc) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) (any, error) {
+		if err := s.allowAlloc(r, r.PathValue(param), capability); err != nil {
+			return nil, err
+		}
 		if s.Nodes == nil || r.Header.Get(forwardedHeader) != "" {
 			return f(w, r)
 		}
@@ -48,6 +51,20 @@ func (s *httpServer) clientRoute(param string, f handlerFunc) handlerFunc {
 		}
 		return nil, s.forwardToNode(w, r, node)
 	}
+}
+
+// allowAlloc asks the servers whether the request's token may use
+// capability on allocation id (ACL.AllowAllocOperation: with ACLs off,
+// always). It runs on every agent a request passes, before anything is
+// served or forwarded; a denial is 403 Permission denied.
+func (s *httpServer) allowAlloc(r *http.Request, id, capability string) error {
+	q, err := s.parseQuery(r)
+	if err != nil {
+		return err
+	}
+	q.MinQueryIndex = 0
+	args := structs.ACLAllowAllocRequest{AllocID: id, Task: r.URL.Query().Get("task"), Capability: capability, QueryOptions: q}
+	return s.RPC.RPC(structs.ACLAllowAllocOperationRPC, &args, &structs.GenericResponse{})
 }
 
 // remoteNode returns the node of allocation id when it is known and not

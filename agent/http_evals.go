@@ -46,7 +46,7 @@ func (s *httpServer) evalGet(w http.ResponseWriter, r *http.Request) (any, error
 	}
 	if eval == nil {
 		full, err := resolvePrefix("eval", id, func(p string) ([]string, error) {
-			lq := structs.QueryOptions{Region: q.Region, Namespace: q.Namespace, AllowStale: q.AllowStale, Prefix: p}
+			lq := structs.QueryOptions{Region: q.Region, Namespace: q.Namespace, AllowStale: q.AllowStale, Prefix: p, AuthToken: q.AuthToken}
 			reply, err := s.listEvals(lq)
 			if err != nil {
 				return nil, err

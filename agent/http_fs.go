@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/nomadish/nomadish/acl"
+
 	"github.com/nomadish/nomadish/client/allocfs"
 	"github.com/nomadish/nomadish/structs"
 )
@@ -20,10 +22,10 @@ type AllocDirer interface {
 // each is forwarded to the allocation's node when another client runs it
 // (http_client_forward.go).
 func (s *httpServer) fsRoutes(h func(string, handlerFunc)) {
-	h("GET /v1/client/fs/ls/{alloc}", s.clientRoute("alloc", s.fsList))
-	h("GET /v1/client/fs/stat/{alloc}", s.clientRoute("alloc", s.fsStat))
-	h("GET /v1/client/fs/cat/{alloc}", s.clientRoute("alloc", s.fsCat))
-	h("GET /v1/client/fs/readat/{alloc}", s.clientRoute("alloc", s.fsReadAt))
+	h("GET /v1/client/fs/ls/{alloc}", s.clientRoute("alloc", acl.NamespaceCapabilityReadFS, s.fsList))
+	h("GET /v1/client/fs/stat/{alloc}", s.clientRoute("alloc", acl.NamespaceCapabilityReadFS, s.fsStat))
+	h("GET /v1/client/fs/cat/{alloc}", s.clientRoute("alloc", acl.NamespaceCapabilityReadFS, s.fsCat))
+	h("GET /v1/client/fs/readat/{alloc}", s.clientRoute("alloc", acl.NamespaceCapabilityReadFS, s.fsReadAt))
 }
 
 // fsList serves GET /v1/client/fs/ls/:alloc?path= (default "/"): the

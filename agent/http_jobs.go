@@ -126,7 +126,10 @@ func (s *httpServer) jobsList(w http.ResponseWriter, r *http.Request) (any, erro
 	if reply.Jobs == nil {
 		reply.Jobs = []*structs.JobListStub{}
 	}
-	return s.sharedJSON(w, r, "jobs\x00"+q.Region+"\x00"+q.Namespace+"\x00"+q.Prefix, reply.Index, reply.Jobs) // http_shared.go
+	// The answer depends on the token (ACLs filter the list): it is part
+	// of the key, hashed.
+	key := "jobs\x00" + q.Region + "\x00" + q.Namespace + "\x00" + q.Prefix + "\x00" + tokenKey(q.AuthToken)
+	return s.sharedJSON(w, r, key, reply.Index, reply.Jobs) // http_shared.go
 }
 
 // getJob reads one job; absent is a 404.
@@ -240,7 +243,7 @@ func (s *httpServer) jobSummary(w http.ResponseWriter, r *http.Request) (any, er
 		return nil, err
 	}
 	args := structs.JobSpecificRequest{JobID: job.ID, QueryOptions: structs.QueryOptions{
-		Region: job.Region, Namespace: job.Namespace, AllowStale: true,
+		Region: job.Region, Namespace: job.Namespace, AllowStale: true, AuthToken: requestToken(r),
 	}}
 	var reply structs.JobAllocationsResponse
 	if err := s.RPC.RPC(structs.JobAllocationsRPC, &args, &reply); err != nil {

@@ -74,6 +74,9 @@ func (s *httpServer) nodeAllocations(w http.ResponseWriter, r *http.Request) (an
 		return nil, err
 	}
 	id := r.PathValue("id")
+	// Every namespace's allocations on the node, as Nomad: with ACLs on,
+	// those in namespaces the token may read.
+	q.Namespace = "*"
 	args := structs.AllocListRequest{QueryOptions: q}
 	var list structs.AllocListResponse
 	if err := s.RPC.RPC(structs.AllocListRPC, &args, &list); err != nil {
@@ -89,7 +92,7 @@ func (s *httpServer) nodeAllocations(w http.ResponseWriter, r *http.Request) (an
 	if len(ids) == 0 {
 		return []*structs.Allocation{}, nil
 	}
-	get := structs.AllocsGetRequest{AllocIDs: ids, QueryOptions: structs.QueryOptions{Region: q.Region, AllowStale: q.AllowStale}}
+	get := structs.AllocsGetRequest{AllocIDs: ids, QueryOptions: structs.QueryOptions{Region: q.Region, AllowStale: q.AllowStale, AuthToken: q.AuthToken}}
 	var reply structs.AllocsGetResponse
 	if err := s.RPC.RPC(structs.AllocGetAllocsRPC, &get, &reply); err != nil {
 		return nil, err

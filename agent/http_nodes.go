@@ -46,7 +46,7 @@ func (s *httpServer) nodeGet(w http.ResponseWriter, r *http.Request) (any, error
 	}
 	if node == nil {
 		full, err := resolvePrefix("node", id, func(p string) ([]string, error) {
-			reply, err := s.listNodes(structs.QueryOptions{Region: q.Region, AllowStale: q.AllowStale, Prefix: p})
+			reply, err := s.listNodes(structs.QueryOptions{Region: q.Region, AllowStale: q.AllowStale, Prefix: p, AuthToken: q.AuthToken})
 			if err != nil {
 				return nil, err
 			}

@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"net/http"
 )
@@ -27,4 +29,14 @@ func (s *httpServer) sharedJSON(w http.ResponseWriter, r *http.Request, key stri
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(v.([]byte))
 	return nil, nil
+}
+
+// tokenKey names a request's token in a sharedJSON key: a hash, so the
+// cache never holds a secret ("" for no token).
+func tokenKey(secret string) string {
+	if secret == "" {
+		return ""
+	}
+	h := sha256.Sum256([]byte(secret))
+	return hex.EncodeToString(h[:])
 }

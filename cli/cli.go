@@ -39,7 +39,7 @@ type command struct {
 // commands lists every command; families with sub-commands ("job") are
 // resolved on their first two or three words.
 func commands() []command {
-	return []command{
+	return append(aclCommands(), []command{
 		{name: "agent", synopsis: "Run a nomadish agent (server, client or both)", run: agentCommand},
 		{name: "job run", synopsis: "Run a new job or update an existing one", run: jobRunCommand},
 		{name: "job plan", synopsis: "Dry-run a job update", run: jobPlanCommand},
@@ -93,7 +93,7 @@ func commands() []command {
 		{name: "tls cert create", synopsis: "Create a server, client or CLI certificate signed by the CA", run: tlsCertCreateCommand},
 		{name: "version", synopsis: "Print the nomadish version", run: versionCommand},
 		{name: "plugin", hidden: true, run: pluginCommand},
-	}
+	}...)
 }
 
 // Run runs the command named by args[1:] (args[0] is the program name) and

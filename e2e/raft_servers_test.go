@@ -126,6 +126,13 @@ func waitLeader(t *testing.T, addr string, timeout time.Duration) string {
 // voters. Cleanup stops them all.
 func startRaftCluster(t *testing.T, n int, serverLines ...string) []*serverProc {
 	t.Helper()
+	return startRaftClusterWith(t, n, "", serverLines...)
+}
+
+// startRaftClusterWith is startRaftCluster with top appended to every
+// server's config (top-level blocks such as acl { ... }).
+func startRaftClusterWith(t *testing.T, n int, top string, serverLines ...string) []*serverProc {
+	t.Helper()
 	ports, err := freePorts(3 * n)
 	if err != nil {
 		t.Fatal(err)
@@ -155,20 +162,31 @@ func startRaftCluster(t *testing.T, n int, serverLines ...string) []*serverProc 
 		name := fmt.Sprintf("s%d", i+1)
 		dir := filepath.Join(base, name)
 		h, r, s := ports[3*i], ports[3*i+1], ports[3*i+2]
-		cfg := serverAgentConfig(dir, name, "127.0.0.1", h, r, s, n, join, serverLines...)
+		cfg := serverAgentConfig(dir, name, "127.0.0.1", h, r, s, n, join, serverLines...) + top
 		p, err := startServerAgent(dir, name, fmt.Sprintf("127.0.0.1:%d", h), fmt.Sprintf("127.0.0.1:%d", r), cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
 		servers = append(servers, p)
 	}
-	waitConverged(t, servers, n, 60*time.Second)
+	if top == "" {
+		waitConverged(t, servers, n, 60*time.Second)
+	} else { // the raft configuration may need a token: the caller waits
+		eventually(t, 60*time.Second, "a leader", func() (bool, string) { return leaderOf(servers[0].addr) != "", "" })
+	}
 	return servers
 }
 
 // waitConverged polls until every live server reports the same leader and
 // the leader's raft configuration has voters voters.
 func waitConverged(t *testing.T, servers []*serverProc, voters int, timeout time.Duration) string {
+	t.Helper()
+	return waitConvergedToken(t, servers, voters, timeout, "")
+}
+
+// waitConvergedToken is waitConverged reading the raft configuration with
+// an ACL token ("" for none).
+func waitConvergedToken(t *testing.T, servers []*serverProc, voters int, timeout time.Duration, token string) string {
 	t.Helper()
 	var leader string
 	eventually(t, timeout, "servers agree on a leader", func() (bool, string) {
@@ -184,7 +202,7 @@ func waitConverged(t *testing.T, servers []*serverProc, voters int, timeout time
 			leader = l
 		}
 		var conf struct{ Servers []struct{ Voter bool } }
-		if err := getJSON(servers[0].addr+"/v1/operator/raft/configuration?stale", &conf); err != nil || len(conf.Servers) != voters {
+		if err := getJSONToken(servers[0].addr+"/v1/operator/raft/configuration?stale", token, &conf); err != nil || len(conf.Servers) != voters {
 			return false, fmt.Sprintf("raft configuration %+v %v", conf, err)
 		}
 		return true, ""

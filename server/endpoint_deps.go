@@ -1,6 +1,7 @@
 package server
 
 import (
+	"path/filepath"
 	"time"
 
 	"github.com/nomadish/nomadish/server/endpoints"
@@ -27,6 +28,7 @@ func (s *Server) endpointDeps() endpoints.Deps {
 		Clock:         s.cfg.Clock,
 		Logger:        s.logger,
 		DriverSchemas: s.cfg.DriverSchemas,
+		ACL:           s.aclConfig(),
 		Limits: endpoints.Limits{
 			JobMaxCount:        s.cfg.JobMaxCount,
 			ClientIntroduction: s.cfg.ClientIntroduction,
@@ -48,3 +50,14 @@ func (s *Server) lastContact() time.Duration { return s.cluster.LastContact() }
 // Members returns the serf view of the servers for Status.Members
 // (server/cluster), with this server alone when gossip does not run.
 func (s *Server) Members() *structs.ServerMembersResponse { return s.cluster.Members() }
+
+// aclConfig is the endpoints' ACL configuration: the server's, with the
+// bootstrap reset file at <data_dir>/server/acl-bootstrap-reset (as Nomad)
+// unless set.
+func (s *Server) aclConfig() endpoints.ACLConfig {
+	c := s.cfg.ACL
+	if c.BootstrapResetFile == "" && s.cfg.DataDir != "" {
+		c.BootstrapResetFile = filepath.Join(s.cfg.DataDir, "server", aclBootstrapResetFile)
+	}
+	return c
+}

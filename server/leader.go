@@ -135,6 +135,9 @@ func (s *Server) establishLeadership() error {
 	run(s.newDeploymentWatcher().Run)
 	run(s.reapCancelledEvals)
 	run(s.runDrainer)
+	if s.cfg.ACL.Enabled {
+		run(s.reapExpiredTokens) // acl_gc.go
+	}
 	if err := s.initHeartbeats(snap); err != nil {
 		cancel()
 		wg.Wait()

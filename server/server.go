@@ -99,7 +99,18 @@ type Config struct {
 	// (jobcheck.Prepare); the agent sets drivers/catalog.Builtin. nil:
 	// driver names only, against the built-in names.
 	DriverSchemas schema.Lookup
+	// ACL is the ACL configuration (endpoints/acl_resolve.go); the zero
+	// value is ACLs off. Its BootstrapResetFile defaults to DataDir's
+	// server/acl-bootstrap-reset.
+	ACL ACLConfig
 }
+
+// ACLConfig is the servers' ACL configuration (endpoints.ACLConfig).
+type ACLConfig = endpoints.ACLConfig
+
+// aclBootstrapResetFile is the file, in the data dir, an operator writes a
+// reset index to so that ACL.Bootstrap may run again (Nomad's name).
+const aclBootstrapResetFile = "acl-bootstrap-reset"
 
 // DefaultConfig returns a dev-friendly configuration.
 func DefaultConfig() *Config {

@@ -23,6 +23,15 @@ const (
 	DeploymentStatusUpdateRequestType       MessageType = 13
 	DeploymentPromoteRequestType            MessageType = 14
 	SchedulerConfigRequestType              MessageType = 15 // SchedulerSetConfigRequest
+
+	// ACL state (60..69 are ACL's).
+	ACLPolicyUpsertRequestType   MessageType = 60 // ACLPolicyUpsertRequest
+	ACLPolicyDeleteRequestType   MessageType = 61 // ACLPolicyDeleteRequest
+	ACLTokenUpsertRequestType    MessageType = 62 // ACLTokenUpsertRequest
+	ACLTokenDeleteRequestType    MessageType = 63 // ACLTokenDeleteRequest
+	ACLTokenBootstrapRequestType MessageType = 64 // ACLTokenBootstrapRequest
+	ACLRoleUpsertRequestType     MessageType = 65 // ACLRolesUpsertRequest
+	ACLRoleDeleteRequestType     MessageType = 66 // ACLRolesDeleteByIDRequest
 )
 
 // IgnoreUnknownTypeFlag marks an entry that older servers may skip.

@@ -33,6 +33,7 @@ type Config struct {
 	Client ClientConfig
 	TLS    tlsutil.Config // the tls block (validate_tls.go)
 	Limits Limits         // the limits block (limits.go)
+	ACL    ACLConfig      // the acl block (validate_acl.go)
 
 	// Plugins is the plugin blocks by name: plugin "raw_exec" { config { enabled = true } }.
 	Plugins map[string]*PluginConfig
@@ -141,6 +142,18 @@ type ClientConfig struct {
 	IntroToken string
 }
 
+// ACLConfig is the acl block, Nomad's keys: enabled turns token checks
+// on; the TTLs say how long clients cache resolved tokens, policies and
+// roles; token_min/max_expiration_ttl bound a new token's expiration.
+type ACLConfig struct {
+	Enabled               bool
+	TokenTTL              time.Duration
+	PolicyTTL             time.Duration
+	RoleTTL               time.Duration
+	TokenMinExpirationTTL time.Duration
+	TokenMaxExpirationTTL time.Duration
+}
+
 // PluginConfig is one plugin block.
 type PluginConfig struct {
 	Name   string
@@ -170,6 +183,8 @@ func DefaultConfig() *Config {
 		Client:     ClientConfig{Meta: map[string]string{}, SysfsRoot: "/sys"},
 		Plugins:    map[string]*PluginConfig{},
 		Limits:     DefaultLimits(),
+		ACL: ACLConfig{TokenTTL: 30 * time.Second, PolicyTTL: 30 * time.Second, RoleTTL: 30 * time.Second,
+			TokenMinExpirationTTL: time.Minute, TokenMaxExpirationTTL: 24 * time.Hour},
 	}
 }
 

@@ -41,6 +41,9 @@ func (c *Config) fields() []field {
 		{"client.sysfs_root", &c.Client.SysfsRoot}, {"client.intro_token", &c.Client.IntroToken},
 		{"server.client_introduction.enforcement", &c.Server.ClientIntroEnforcement},
 		{"server.client_introduction.tokens", &c.Server.ClientIntroTokens}, {"server.snapshot_restore_max_mb", &c.Server.SnapshotRestoreMaxMB},
+		{"acl.enabled", &c.ACL.Enabled}, {"acl.token_ttl", &c.ACL.TokenTTL}, {"acl.policy_ttl", &c.ACL.PolicyTTL},
+		{"acl.role_ttl", &c.ACL.RoleTTL}, {"acl.token_min_expiration_ttl", &c.ACL.TokenMinExpirationTTL},
+		{"acl.token_max_expiration_ttl", &c.ACL.TokenMaxExpirationTTL},
 		{"tls.http", &c.TLS.HTTP}, {"tls.rpc", &c.TLS.RPC}, {"tls.ca_file", &c.TLS.CAFile}, {"tls.cert_file", &c.TLS.CertFile}, {"tls.key_file", &c.TLS.KeyFile}, {"tls.verify_server_hostname", &c.TLS.VerifyServerHostname}, {"tls.verify_https_client", &c.TLS.VerifyHTTPSClient},
 	}...)
 }

@@ -57,6 +57,7 @@ func (c *Config) Validate() error {
 	c.validateRoles(bad)
 	c.validateTLS(bad)
 	c.validateOrigins(bad)
+	c.validateACL(bad)
 	c.validateLimits(bad)
 	if len(errs) == 0 {
 		return nil

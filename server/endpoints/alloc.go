@@ -15,6 +15,10 @@ type Alloc struct{ d *Deps }
 // List lists allocations (namespace "*" or empty: all; ID prefix filter);
 // blocking.
 func (e *Alloc) List(args *structs.AllocListRequest, reply *structs.AllocListResponse) error {
+	keep, err := e.d.namespaceFilter(args.AuthToken, listNamespace(args.Namespace), capReadJob)
+	if err != nil {
+		return err
+	}
 	return e.d.blockingList(&args.QueryOptions, &reply.QueryMeta, []string{state.TableAllocs}, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
 		allocs, err := st.Allocs(ws)
 		if err != nil {
@@ -22,7 +26,7 @@ func (e *Alloc) List(args *structs.AllocListRequest, reply *structs.AllocListRes
 		}
 		reply.Allocations = make([]*structs.AllocListStub, 0, len(allocs))
 		for _, a := range allocs {
-			if !inNamespace(args.Namespace, a.Namespace) || !strings.HasPrefix(a.ID, args.Prefix) {
+			if !inNamespace(args.Namespace, a.Namespace) || !strings.HasPrefix(a.ID, args.Prefix) || (keep != nil && !keep(a.Namespace)) {
 				continue
 			}
 			reply.Allocations = append(reply.Allocations, a.Stub())
@@ -36,10 +40,17 @@ func inNamespace(want, ns string) bool { return want == "" || want == "*" || wan
 
 // GetAlloc reads one allocation (nil when absent); blocking.
 func (e *Alloc) GetAlloc(args *structs.AllocSpecificRequest, reply *structs.SingleAllocResponse) error {
+	acl, accessor, err := e.d.resolveACL(args.AuthToken)
+	if err != nil {
+		return err
+	}
 	return e.d.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
 		a, err := st.AllocByID(ws, args.AllocID)
 		if err != nil {
 			return 0, err
+		}
+		if a != nil && !acl.AllowNamespaceOperation(a.Namespace, capReadJob) {
+			return 0, e.d.denied(accessor, a.Namespace, capReadJob)
 		}
 		reply.Alloc = a
 		if a != nil {

@@ -3,6 +3,7 @@ package endpoints
 import (
 	"fmt"
 
+	"github.com/nomadish/nomadish/acl"
 	"github.com/nomadish/nomadish/structs"
 )
 
@@ -24,6 +25,9 @@ func (e *Alloc) Stop(args *structs.AllocStopRequest, reply *structs.AllocStopRes
 	}
 	if a == nil {
 		return structs.NewCodedError(structs.ErrCodeNotFound, "unknown allocation %q", args.AllocID)
+	}
+	if err := e.d.allowNamespaceOp(args.AuthToken, a.Namespace, acl.NamespaceCapabilityAllocLifecycle); err != nil {
+		return err
 	}
 	job, err := st.JobByID(nil, a.Namespace, a.JobID)
 	if err != nil {

@@ -16,6 +16,10 @@ type Deployment struct{ d *Deps }
 // List lists deployments, newest first (namespace and ID prefix filters);
 // blocking.
 func (e *Deployment) List(args *structs.DeploymentListRequest, reply *structs.DeploymentListResponse) error {
+	keep, err := e.d.namespaceFilter(args.AuthToken, listNamespace(args.Namespace), capReadJob)
+	if err != nil {
+		return err
+	}
 	return e.d.blockingList(&args.QueryOptions, &reply.QueryMeta, []string{state.TableDeployments}, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
 		all, err := st.Deployments(ws, "*")
 		if err != nil {
@@ -23,7 +27,7 @@ func (e *Deployment) List(args *structs.DeploymentListRequest, reply *structs.De
 		}
 		reply.Deployments = make([]*structs.Deployment, 0, len(all))
 		for _, d := range all {
-			if inNamespace(args.Namespace, d.Namespace) && strings.HasPrefix(d.ID, args.Prefix) {
+			if inNamespace(args.Namespace, d.Namespace) && strings.HasPrefix(d.ID, args.Prefix) && (keep == nil || keep(d.Namespace)) {
 				reply.Deployments = append(reply.Deployments, d)
 			}
 		}
@@ -33,6 +37,9 @@ func (e *Deployment) List(args *structs.DeploymentListRequest, reply *structs.De
 
 // ByJob lists a job's deployments, newest first; blocking.
 func (e *Deployment) ByJob(args *structs.DeploymentByJobRequest, reply *structs.DeploymentListResponse) error {
+	if err := e.d.allowNamespaceOp(args.AuthToken, namespaceOf(args.Namespace), capReadJob); err != nil {
+		return err
+	}
 	return e.d.blockingList(&args.QueryOptions, &reply.QueryMeta, []string{state.TableDeployments}, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
 		all, err := st.DeploymentsByJobID(ws, namespaceOf(args.Namespace), args.JobID)
 		if err != nil {
@@ -45,10 +52,17 @@ func (e *Deployment) ByJob(args *structs.DeploymentByJobRequest, reply *structs.
 
 // GetDeployment reads one deployment (nil when absent); blocking.
 func (e *Deployment) GetDeployment(args *structs.DeploymentSpecificRequest, reply *structs.SingleDeploymentResponse) error {
+	a, accessor, err := e.d.resolveACL(args.AuthToken)
+	if err != nil {
+		return err
+	}
 	return e.d.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
 		d, err := st.DeploymentByID(ws, args.DeploymentID)
 		if err != nil {
 			return 0, err
+		}
+		if d != nil && !a.AllowNamespaceOperation(d.Namespace, capReadJob) {
+			return 0, e.d.denied(accessor, d.Namespace, capReadJob)
 		}
 		reply.Deployment = d
 		if d != nil {
@@ -60,19 +74,24 @@ func (e *Deployment) GetDeployment(args *structs.DeploymentSpecificRequest, repl
 
 // Allocations lists a deployment's allocations; blocking.
 func (e *Deployment) Allocations(args *structs.DeploymentSpecificRequest, reply *structs.DeploymentAllocsResponse) error {
+	a, _, err := e.d.resolveACL(args.AuthToken)
+	if err != nil {
+		return err
+	}
 	return e.d.blockingList(&args.QueryOptions, &reply.QueryMeta, []string{state.TableAllocs, state.TableDeployments}, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
 		allocs, err := st.AllocsByDeployment(ws, args.DeploymentID)
 		if err != nil {
 			return 0, err
 		}
-		reply.Allocations = structs.AllocStubs(allocs)
+		reply.Allocations = structs.AllocStubs(allowedAllocs(a, allocs))
 		return st.Index(state.TableAllocs)
 	})
 }
 
 // activeDeployment returns a running deployment, or a coded error: 404
-// unknown, 400 when it is no longer running.
-func (e *Deployment) activeDeployment(id string) (*structs.Deployment, *structs.Job, error) {
+// unknown, 403 when the token (secret) lacks submit-job in its namespace,
+// 400 when it is no longer running.
+func (e *Deployment) activeDeployment(id, secret string) (*structs.Deployment, *structs.Job, error) {
 	st := e.d.State()
 	d, err := st.DeploymentByID(nil, id)
 	if err != nil {
@@ -80,6 +99,9 @@ func (e *Deployment) activeDeployment(id string) (*structs.Deployment, *structs.
 	}
 	if d == nil {
 		return nil, nil, structs.NewCodedError(structs.ErrCodeNotFound, "deployment %q not found", id)
+	}
+	if err := e.d.allowNamespaceOp(secret, d.Namespace, capSubmitJob); err != nil {
+		return nil, nil, err
 	}
 	if !d.Active() {
 		return nil, nil, structs.NewCodedError(structs.ErrCodeBadRequest, "can't change deployment %q: it is %s", id, d.Status)
@@ -94,7 +116,7 @@ func (e *Deployment) activeDeployment(id string) (*structs.Deployment, *structs.
 // Promote promotes the canaries of all or the named groups and creates an
 // eval that continues the rollout.
 func (e *Deployment) Promote(args *structs.DeploymentPromoteRequest, reply *structs.DeploymentUpdateResponse) error {
-	d, job, err := e.activeDeployment(args.DeploymentID)
+	d, job, err := e.activeDeployment(args.DeploymentID, args.AuthToken)
 	if err != nil {
 		return err
 	}
@@ -124,7 +146,7 @@ func (e *Deployment) Promote(args *structs.DeploymentPromoteRequest, reply *stru
 // Fail marks a running deployment failed (rolling back when it
 // auto-reverts) and creates an eval.
 func (e *Deployment) Fail(args *structs.DeploymentFailRequest, reply *structs.DeploymentUpdateResponse) error {
-	d, job, err := e.activeDeployment(args.DeploymentID)
+	d, job, err := e.activeDeployment(args.DeploymentID, args.AuthToken)
 	if err != nil {
 		return err
 	}
@@ -151,7 +173,7 @@ func (e *Deployment) Fail(args *structs.DeploymentFailRequest, reply *structs.De
 // Pause pauses a running deployment (no more destructive updates) or
 // resumes a paused one, with an eval that continues the rollout.
 func (e *Deployment) Pause(args *structs.DeploymentPauseRequest, reply *structs.DeploymentUpdateResponse) error {
-	d, job, err := e.activeDeployment(args.DeploymentID)
+	d, job, err := e.activeDeployment(args.DeploymentID, args.AuthToken)
 	if err != nil {
 		return err
 	}

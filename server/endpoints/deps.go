@@ -105,6 +105,22 @@ type Deps struct {
 	// DriverSchemas checks submitted jobs' drivers and driver config
 	// (jobcheck.Prepare); nil checks driver names only.
 	DriverSchemas schema.Lookup
+	// ACL is the ACL configuration (acl_resolve.go); the zero value is
+	// ACLs off: every request is allowed, as before ACLs existed.
+	ACL ACLConfig
+}
+
+// ACLConfig is the server's ACL configuration.
+type ACLConfig struct {
+	// Enabled turns token resolution and enforcement on.
+	Enabled bool
+	// TokenMinExpirationTTL and TokenMaxExpirationTTL bound a new token's
+	// expiration (0: 1 minute and 24 hours, Nomad's defaults).
+	TokenMinExpirationTTL time.Duration
+	TokenMaxExpirationTTL time.Duration
+	// BootstrapResetFile is the path of the file an operator writes the
+	// reset index to, to bootstrap again ("" : no reset possible).
+	BootstrapResetFile string
 }
 
 func (d *Deps) validate() error {

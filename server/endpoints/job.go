@@ -34,6 +34,9 @@ func (e *Job) Register(args *structs.JobRegisterRequest, reply *structs.JobRegis
 	if err != nil {
 		return err
 	}
+	if err := e.d.allowNamespaceOp(args.AuthToken, job.Namespace, capSubmitJob); err != nil {
+		return err
+	}
 	if err := checkJobLimits(job, e.d.Limits.JobMaxCount); err != nil {
 		return err
 	}
@@ -89,6 +92,9 @@ func jobSpecChanged(old, cur *structs.Job) bool {
 // one raft entry. Unknown job: 404.
 func (e *Job) Deregister(args *structs.JobDeregisterRequest, reply *structs.JobDeregisterResponse) error {
 	ns := namespaceOf(args.Namespace)
+	if err := e.d.allowNamespaceOp(args.AuthToken, ns, capSubmitJob); err != nil {
+		return err
+	}
 	existing, err := e.d.State().JobByID(nil, ns, args.JobID)
 	if err != nil {
 		return err
@@ -115,6 +121,9 @@ func (e *Job) Deregister(args *structs.JobDeregisterRequest, reply *structs.JobD
 // GetJob reads one job (nil when absent); blocking.
 func (e *Job) GetJob(args *structs.JobSpecificRequest, reply *structs.SingleJobResponse) error {
 	ns := namespaceOf(args.Namespace)
+	if err := e.d.allowNamespaceOp(args.AuthToken, ns, capReadJob); err != nil {
+		return err
+	}
 	return e.d.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
 		job, err := st.JobByID(ws, ns, args.JobID)
 		if err != nil {
@@ -129,8 +138,14 @@ func (e *Job) GetJob(args *structs.JobSpecificRequest, reply *structs.SingleJobR
 }
 
 // List lists jobs of the namespace ("*": all) with their summaries; blocking.
+// With ACLs on it needs list-jobs in the namespace; over "*" it lists
+// the namespaces where the token has list-jobs.
 func (e *Job) List(args *structs.JobListRequest, reply *structs.JobListResponse) error {
 	ns := namespaceOf(args.Namespace)
+	keep, err := e.d.namespaceFilter(args.AuthToken, ns, capListJobs)
+	if err != nil {
+		return err
+	}
 	return e.d.blockingList(&args.QueryOptions, &reply.QueryMeta, []string{state.TableJobs, state.TableAllocs}, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
 		index, err := tableIndex(st, state.TableJobs, state.TableAllocs)
 		if err != nil {
@@ -142,7 +157,7 @@ func (e *Job) List(args *structs.JobListRequest, reply *structs.JobListResponse)
 		if err != nil {
 			return 0, err
 		}
-		reply.Jobs = v.([]*structs.JobListStub) // shared: read-only
+		reply.Jobs = filterJobStubs(v.([]*structs.JobListStub), keep) // shared: read-only
 		return index, nil
 	})
 }
@@ -180,6 +195,9 @@ func JobSummary(job *structs.Job, allocs []*structs.Allocation) *structs.JobSumm
 // Allocations lists a job's allocations; blocking.
 func (e *Job) Allocations(args *structs.JobSpecificRequest, reply *structs.JobAllocationsResponse) error {
 	ns := namespaceOf(args.Namespace)
+	if err := e.d.allowNamespaceOp(args.AuthToken, ns, capReadJob); err != nil {
+		return err
+	}
 	return e.d.blockingList(&args.QueryOptions, &reply.QueryMeta, []string{state.TableAllocs}, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
 		allocs, err := st.AllocsByJob(ws, ns, args.JobID)
 		if err != nil {
@@ -193,6 +211,9 @@ func (e *Job) Allocations(args *structs.JobSpecificRequest, reply *structs.JobAl
 // Evaluations lists a job's evaluations; blocking.
 func (e *Job) Evaluations(args *structs.JobSpecificRequest, reply *structs.JobEvaluationsResponse) error {
 	ns := namespaceOf(args.Namespace)
+	if err := e.d.allowNamespaceOp(args.AuthToken, ns, capReadJob); err != nil {
+		return err
+	}
 	return e.d.blockingList(&args.QueryOptions, &reply.QueryMeta, []string{state.TableEvals}, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
 		evals, err := st.EvalsByJob(ws, ns, args.JobID)
 		if err != nil {
@@ -211,6 +232,9 @@ func (e *Job) Evaluations(args *structs.JobSpecificRequest, reply *structs.JobEv
 func (e *Job) Plan(args *structs.JobPlanRequest, reply *structs.JobPlanResponse) error {
 	job, err := prepareJob(args.Job, args.Namespace, e.d.DriverSchemas)
 	if err != nil {
+		return err
+	}
+	if err := e.d.allowNamespaceOp(args.AuthToken, job.Namespace, capSubmitJob); err != nil {
 		return err
 	}
 	if err := checkJobLimits(job, e.d.Limits.JobMaxCount); err != nil {

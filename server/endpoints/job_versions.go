@@ -65,6 +65,9 @@ func stopJobVersion(job *structs.Job) {
 // versions (the HTTP layer answers 404).
 func (e *Job) GetJobVersions(args *structs.JobVersionsRequest, reply *structs.JobVersionsResponse) error {
 	ns := namespaceOf(args.Namespace)
+	if err := e.d.allowNamespaceOp(args.AuthToken, ns, capReadJob); err != nil {
+		return err
+	}
 	return e.d.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
 		versions, err := st.JobVersionsByID(ws, ns, args.JobID)
 		if err != nil {
@@ -92,6 +95,9 @@ func (e *Job) GetJobVersions(args *structs.JobVersionsRequest, reply *structs.Jo
 // EnforcePriorVersion the current version must be that one (409).
 func (e *Job) Revert(args *structs.JobRevertRequest, reply *structs.JobRegisterResponse) error {
 	ns := namespaceOf(args.Namespace)
+	if err := e.d.allowNamespaceOp(args.AuthToken, ns, capSubmitJob); err != nil {
+		return err
+	}
 	snap := e.d.State().Snapshot()
 	cur, err := snap.JobByID(nil, ns, args.JobID)
 	if err != nil {
@@ -128,6 +134,9 @@ func (e *Job) Revert(args *structs.JobRevertRequest, reply *structs.JobRegisterR
 // must match (409).
 func (e *Job) Scale(args *structs.JobScaleRequest, reply *structs.JobRegisterResponse) error {
 	ns := namespaceOf(args.Namespace)
+	if err := e.d.allowNamespaceOp(args.AuthToken, ns, capScaleJob); err != nil {
+		return err
+	}
 	group := args.Target["Group"]
 	if group == "" {
 		return structs.NewCodedError(structs.ErrCodeBadRequest, "missing task group name for scaling action")
@@ -170,6 +179,9 @@ func (e *Job) Scale(args *structs.JobScaleRequest, reply *structs.JobRegisterRes
 // blocking. Healthy and Unhealthy stay 0 until deployments report health.
 func (e *Job) ScaleStatus(args *structs.JobSpecificRequest, reply *structs.JobScaleStatusResponse) error {
 	ns := namespaceOf(args.Namespace)
+	if err := e.d.allowNamespaceOp(args.AuthToken, ns, capReadJobScaling); err != nil {
+		return err
+	}
 	return e.d.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
 		job, err := st.JobByID(ws, ns, args.JobID)
 		if err != nil {
@@ -207,6 +219,9 @@ func (e *Job) ScaleStatus(args *structs.JobSpecificRequest, reply *structs.JobSc
 // and PUT /v1/job/:id/stable). An unknown version is a 404.
 func (e *Job) Stable(args *structs.JobStabilityRequest, reply *structs.JobStabilityResponse) error {
 	ns := namespaceOf(args.Namespace)
+	if err := e.d.allowNamespaceOp(args.AuthToken, ns, capSubmitJob); err != nil {
+		return err
+	}
 	v, err := e.d.State().JobByIDAndVersion(nil, ns, args.JobID, args.JobVersion)
 	if err != nil {
 		return err

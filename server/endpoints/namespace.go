@@ -15,6 +15,9 @@ type Namespace struct{ d *Deps }
 // UpsertNamespaces creates or updates namespaces: 400 for an invalid one
 // (nothing written).
 func (e *Namespace) UpsertNamespaces(args *structs.NamespaceUpsertRequest, reply *structs.GenericResponse) error {
+	if err := e.d.allowManagement(args.AuthToken, "namespace write"); err != nil {
+		return err
+	}
 	if len(args.Namespaces) == 0 {
 		return structs.NewCodedError(structs.ErrCodeBadRequest, "must specify at least one namespace")
 	}
@@ -36,6 +39,9 @@ func (e *Namespace) UpsertNamespaces(args *structs.NamespaceUpsertRequest, reply
 // nothing is deleted then. The checks run here, so a refusal writes no
 // raft entry, and again in the state store (the entry is authoritative).
 func (e *Namespace) DeleteNamespaces(args *structs.NamespaceDeleteRequest, reply *structs.GenericResponse) error {
+	if err := e.d.allowManagement(args.AuthToken, "namespace write"); err != nil {
+		return err
+	}
 	if len(args.Namespaces) == 0 {
 		return structs.NewCodedError(structs.ErrCodeBadRequest, "must specify at least one namespace to delete")
 	}
@@ -67,6 +73,10 @@ func (e *Namespace) DeleteNamespaces(args *structs.NamespaceDeleteRequest, reply
 // ListNamespaces lists namespaces ("default" included) whose name starts
 // with args.Prefix, sorted by name; blocking.
 func (e *Namespace) ListNamespaces(args *structs.NamespaceListRequest, reply *structs.NamespaceListResponse) error {
+	visible, err := e.d.namespaceVisible(args.AuthToken)
+	if err != nil {
+		return err
+	}
 	return e.d.blockingList(&args.QueryOptions, &reply.QueryMeta, []string{state.TableNamespaces}, func(_ memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
 		all, err := st.Namespaces()
 		if err != nil {
@@ -74,7 +84,7 @@ func (e *Namespace) ListNamespaces(args *structs.NamespaceListRequest, reply *st
 		}
 		reply.Namespaces = make([]*structs.Namespace, 0, len(all))
 		for _, ns := range all {
-			if strings.HasPrefix(ns.Name, args.Prefix) && visibleNamespace(&args.QueryOptions, ns.Name) {
+			if strings.HasPrefix(ns.Name, args.Prefix) && visible(ns.Name) {
 				reply.Namespaces = append(reply.Namespaces, ns.Copy())
 			}
 		}
@@ -84,6 +94,9 @@ func (e *Namespace) ListNamespaces(args *structs.NamespaceListRequest, reply *st
 
 // GetNamespace reads one namespace (nil when absent); blocking.
 func (e *Namespace) GetNamespace(args *structs.NamespaceSpecificRequest, reply *structs.SingleNamespaceResponse) error {
+	if err := e.d.allowNamespaceRead(args.AuthToken, args.Name); err != nil {
+		return err
+	}
 	return e.d.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
 		ns, err := st.NamespaceByName(ws, args.Name)
 		if err != nil {
@@ -96,11 +109,6 @@ func (e *Namespace) GetNamespace(args *structs.NamespaceSpecificRequest, reply *
 		return st.Index(state.TableNamespaces)
 	})
 }
-
-// visibleNamespace is the one filter every namespace list goes through:
-// today every namespace is visible; ACL filtering plugs in here (the
-// request carries the token in opts.AuthToken).
-func visibleNamespace(opts *structs.QueryOptions, ns string) bool { return true }
 
 // checkNamespace refuses (400) a job write into a namespace that does not
 // exist.

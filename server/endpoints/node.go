@@ -3,6 +3,7 @@ package endpoints
 import (
 	"github.com/hashicorp/go-memdb"
 
+	"github.com/nomadish/nomadish/acl"
 	"github.com/nomadish/nomadish/server/state"
 	"github.com/nomadish/nomadish/structs"
 )
@@ -180,11 +181,23 @@ func (e *Node) UpdateAlloc(args *structs.AllocUpdateRequest, reply *structs.Gene
 // GetNode reads one node (nil when absent); blocking. The reply carries
 // the node's SecretID only when the request carries it (AuthToken or
 // SecretID): the node itself; anyone else gets it blank.
+//
+// With ACLs on it needs node read, or the node's own secret.
 func (e *Node) GetNode(args *structs.NodeSpecificRequest, reply *structs.SingleNodeResponse) error {
+	secret := nodeSecret(args.AuthToken, args.SecretID)
+	a, token, aclErr := e.d.ResolveToken(args.AuthToken) // a node secret is no ACL token: checked below
 	return e.d.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
 		node, err := st.NodeByID(ws, args.NodeID)
 		if err != nil {
 			return 0, err
+		}
+		if node == nil || !node.SecretMatches(secret) {
+			if aclErr != nil {
+				return 0, aclErr
+			}
+			if !a.AllowNodeRead() {
+				return 0, e.d.denied(token.AccessorID, "", "node read")
+			}
 		}
 		reply.Node = node
 		if !node.SecretMatches(nodeSecret(args.AuthToken, args.SecretID)) {
@@ -199,6 +212,9 @@ func (e *Node) GetNode(args *structs.NodeSpecificRequest, reply *structs.SingleN
 
 // List lists nodes (ID prefix filter); blocking.
 func (e *Node) List(args *structs.NodeListRequest, reply *structs.NodeListResponse) error {
+	if err := e.d.allowLevel(args.AuthToken, "node read", (*acl.ACL).AllowNodeRead); err != nil {
+		return err
+	}
 	return e.d.blockingList(&args.QueryOptions, &reply.QueryMeta, []string{state.TableNodes}, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
 		nodes, err := st.Nodes(ws)
 		if err != nil {

@@ -1,6 +1,7 @@
 package endpoints
 
 import (
+	"github.com/nomadish/nomadish/acl"
 	"github.com/nomadish/nomadish/structs"
 )
 
@@ -9,6 +10,9 @@ import (
 // (with StartedAt and ForceDeadline filled from the spec) and a node event.
 // Cancelling with MarkEligible makes the node eligible again.
 func (e *Node) UpdateDrain(args *structs.NodeUpdateDrainRequest, reply *structs.NodeDrainUpdateResponse) error {
+	if err := e.d.allowLevel(args.AuthToken, "node write", (*acl.ACL).AllowNodeWrite); err != nil {
+		return err
+	}
 	if args.NodeID == "" {
 		return structs.NewCodedError(structs.ErrCodeBadRequest, "missing node ID")
 	}
@@ -50,6 +54,9 @@ func (e *Node) UpdateDrain(args *structs.NodeUpdateDrainRequest, reply *structs.
 // UpdateEligibility marks a node eligible or ineligible for new
 // allocations. A draining node cannot be made eligible.
 func (e *Node) UpdateEligibility(args *structs.NodeUpdateEligibilityRequest, reply *structs.NodeDrainUpdateResponse) error {
+	if err := e.d.allowLevel(args.AuthToken, "node write", (*acl.ACL).AllowNodeWrite); err != nil {
+		return err
+	}
 	if args.NodeID == "" {
 		return structs.NewCodedError(structs.ErrCodeBadRequest, "missing node ID")
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/hashicorp/go-memdb"
 
+	"github.com/nomadish/nomadish/acl"
 	"github.com/nomadish/nomadish/server/state"
 	"github.com/nomadish/nomadish/structs"
 )
@@ -17,6 +18,15 @@ type NodePool struct{ d *Deps }
 func (e *NodePool) UpsertNodePools(args *structs.NodePoolUpsertRequest, reply *structs.GenericResponse) error {
 	if len(args.NodePools) == 0 {
 		return structs.NewCodedError(structs.ErrCodeBadRequest, "must specify at least one node pool")
+	}
+	names := make([]string, 0, len(args.NodePools))
+	for _, p := range args.NodePools {
+		if p != nil {
+			names = append(names, p.Name)
+		}
+	}
+	if err := e.d.allowNodePoolOp(args.AuthToken, acl.NodePoolCapabilityWrite, names...); err != nil {
+		return err
 	}
 	for _, p := range args.NodePools {
 		if err := p.Validate(); err != nil {
@@ -41,6 +51,9 @@ func (e *NodePool) DeleteNodePools(args *structs.NodePoolDeleteRequest, reply *s
 	if len(args.Names) == 0 {
 		return structs.NewCodedError(structs.ErrCodeBadRequest, "must specify at least one node pool to delete")
 	}
+	if err := e.d.allowNodePoolOp(args.AuthToken, acl.NodePoolCapabilityDelete, args.Names...); err != nil {
+		return err
+	}
 	for _, name := range args.Names {
 		if structs.IsBuiltinNodePool(name) {
 			return structs.NewCodedError(structs.ErrCodeBadRequest, "deleting node pool %q is not allowed", name)
@@ -57,6 +70,10 @@ func (e *NodePool) DeleteNodePools(args *structs.NodePoolDeleteRequest, reply *s
 // List lists pools (the built-in ones included) whose name starts with
 // args.Prefix; blocking.
 func (e *NodePool) List(args *structs.NodePoolListRequest, reply *structs.NodePoolListResponse) error {
+	visible, err := e.d.nodePoolVisible(args.AuthToken)
+	if err != nil {
+		return err
+	}
 	return e.d.blockingList(&args.QueryOptions, &reply.QueryMeta, []string{state.TableNodePools}, func(_ memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
 		all, err := st.NodePools()
 		if err != nil {
@@ -64,7 +81,7 @@ func (e *NodePool) List(args *structs.NodePoolListRequest, reply *structs.NodePo
 		}
 		reply.NodePools = make([]*structs.NodePool, 0, len(all))
 		for _, p := range all {
-			if strings.HasPrefix(p.Name, args.Prefix) {
+			if strings.HasPrefix(p.Name, args.Prefix) && visible(p.Name) {
 				reply.NodePools = append(reply.NodePools, p.Copy())
 			}
 		}
@@ -74,6 +91,9 @@ func (e *NodePool) List(args *structs.NodePoolListRequest, reply *structs.NodePo
 
 // GetNodePool reads one pool (nil when absent); blocking.
 func (e *NodePool) GetNodePool(args *structs.NodePoolSpecificRequest, reply *structs.SingleNodePoolResponse) error {
+	if err := e.d.allowNodePoolOp(args.AuthToken, acl.NodePoolCapabilityRead, args.Name); err != nil {
+		return err
+	}
 	return e.d.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
 		p, err := st.NodePoolByName(ws, args.Name)
 		if err != nil {
@@ -91,6 +111,13 @@ func (e *NodePool) GetNodePool(args *structs.NodePoolSpecificRequest, reply *str
 // the jobs in "all"); 404 for an unknown pool; blocking.
 func (e *NodePool) ListJobs(args *structs.NodePoolSpecificRequest, reply *structs.NodePoolJobsResponse) error {
 	ns := namespaceOf(args.Namespace)
+	if err := e.d.allowNodePoolOp(args.AuthToken, acl.NodePoolCapabilityRead, args.Name); err != nil {
+		return err
+	}
+	keep, err := e.d.namespaceFilter(args.AuthToken, ns, capListJobs)
+	if err != nil {
+		return err
+	}
 	return e.d.blockingList(&args.QueryOptions, &reply.QueryMeta, []string{state.TableJobs, state.TableAllocs, state.TableNodePools}, func(_ memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
 		if err := poolExists(st, args.Name); err != nil {
 			return 0, err
@@ -99,6 +126,7 @@ func (e *NodePool) ListJobs(args *structs.NodePoolSpecificRequest, reply *struct
 		if err != nil {
 			return 0, err
 		}
+		stubs = filterJobStubs(stubs, keep)
 		reply.Jobs = make([]*structs.JobListStub, 0, len(stubs))
 		for _, j := range stubs {
 			if j.NodePool == args.Name {
@@ -112,6 +140,12 @@ func (e *NodePool) ListJobs(args *structs.NodePoolSpecificRequest, reply *struct
 // ListNodes lists the nodes in a pool ("all": every node); 404 for an
 // unknown pool; blocking.
 func (e *NodePool) ListNodes(args *structs.NodePoolSpecificRequest, reply *structs.NodePoolNodesResponse) error {
+	if err := e.d.allowNodePoolOp(args.AuthToken, acl.NodePoolCapabilityRead, args.Name); err != nil {
+		return err
+	}
+	if err := e.d.allowLevel(args.AuthToken, "node read", (*acl.ACL).AllowNodeRead); err != nil {
+		return err
+	}
 	return e.d.blockingList(&args.QueryOptions, &reply.QueryMeta, []string{state.TableNodes, state.TableNodePools}, func(_ memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
 		if err := poolExists(st, args.Name); err != nil {
 			return 0, err

@@ -3,6 +3,8 @@ package endpoints
 import (
 	"fmt"
 
+	"github.com/nomadish/nomadish/acl"
+
 	"github.com/nomadish/nomadish/structs"
 )
 
@@ -10,6 +12,9 @@ import (
 // (committed or not), marking the leader. Served by the leader unless the
 // query allows stale (the server's forwarding).
 func (o *Operator) RaftGetConfiguration(args *structs.GenericRequest, reply *structs.RaftConfigurationResponse) error {
+	if err := o.d.allowLevel(args.AuthToken, "operator read", (*acl.ACL).AllowOperatorRead); err != nil {
+		return err
+	}
 	servers, index, err := o.d.Cluster.RaftServers()
 	if err != nil {
 		return fmt.Errorf("reading the raft configuration: %w", err)
@@ -21,6 +26,9 @@ func (o *Operator) RaftGetConfiguration(args *structs.GenericRequest, reply *str
 // RaftRemovePeerByID removes the raft server with ID args.ID from the
 // configuration (on the leader). An unknown ID is a 404 coded error.
 func (o *Operator) RaftRemovePeerByID(args *structs.RaftPeerRequest, reply *structs.GenericResponse) error {
+	if err := o.d.allowLevel(args.AuthToken, "operator write", (*acl.ACL).AllowOperatorWrite); err != nil {
+		return err
+	}
 	return o.removePeer(reply, func(srv *structs.RaftServer) bool { return args.ID != "" && srv.ID == args.ID },
 		"id", args.ID)
 }
@@ -28,6 +36,9 @@ func (o *Operator) RaftRemovePeerByID(args *structs.RaftPeerRequest, reply *stru
 // RaftRemovePeerByAddress removes the raft server at args.Address (its raft
 // host:port). An unknown address is a 404 coded error.
 func (o *Operator) RaftRemovePeerByAddress(args *structs.RaftPeerRequest, reply *structs.GenericResponse) error {
+	if err := o.d.allowLevel(args.AuthToken, "operator write", (*acl.ACL).AllowOperatorWrite); err != nil {
+		return err
+	}
 	return o.removePeer(reply, func(srv *structs.RaftServer) bool { return args.Address != "" && srv.Address == args.Address },
 		"address", args.Address)
 }
@@ -53,6 +64,9 @@ func (o *Operator) removePeer(reply *structs.GenericResponse, match func(*struct
 // unless the query allows stale) after a barrier, so it holds every entry
 // committed before the call, and returns it as an archive.
 func (o *Operator) SnapshotSave(args *structs.GenericRequest, reply *structs.SnapshotSaveResponse) error {
+	if err := o.d.allowLevel(args.AuthToken, "management", (*acl.ACL).IsManagement); err != nil {
+		return err
+	}
 	archive, index, err := o.d.Cluster.SaveSnapshot()
 	if err != nil {
 		return err
@@ -66,6 +80,9 @@ func (o *Operator) SnapshotSave(args *structs.GenericRequest, reply *structs.Sna
 // and changes nothing; a second restore meanwhile fails at once with
 // ErrSnapshotRestoreInProgress (429).
 func (o *Operator) SnapshotRestore(args *structs.SnapshotRestoreRequest, reply *structs.SnapshotRestoreResponse) error {
+	if err := o.d.allowLevel(args.AuthToken, "management", (*acl.ACL).IsManagement); err != nil {
+		return err
+	}
 	index, err := o.d.Cluster.RestoreSnapshot(args.Archive)
 	if err != nil {
 		return err

@@ -35,6 +35,7 @@ func New(d Deps) (*Set, error) {
 		{"Status", &Status{d: dp}},
 		{"Namespace", &Namespace{d: dp}},
 		{"NodePool", &NodePool{d: dp}},
+		{"ACL", &ACL{d: dp}},
 	}}, nil
 }
 

@@ -101,6 +101,20 @@ func (f *FSM) Apply(l *raft.Log) any {
 		return f.applyNodePoolUpsert(buf, index)
 	case structs.NodePoolDeleteRequestType:
 		return f.applyNodePoolDelete(buf, index)
+	case structs.ACLPolicyUpsertRequestType:
+		return f.applyACLPolicyUpsert(buf, index)
+	case structs.ACLPolicyDeleteRequestType:
+		return f.applyACLPolicyDelete(buf, index)
+	case structs.ACLTokenUpsertRequestType:
+		return f.applyACLTokenUpsert(buf, index)
+	case structs.ACLTokenDeleteRequestType:
+		return f.applyACLTokenDelete(buf, index)
+	case structs.ACLTokenBootstrapRequestType:
+		return f.applyACLTokenBootstrap(buf, index)
+	case structs.ACLRoleUpsertRequestType:
+		return f.applyACLRoleUpsert(buf, index)
+	case structs.ACLRoleDeleteRequestType:
+		return f.applyACLRoleDelete(buf, index)
 	}
 	if msgType&structs.IgnoreUnknownTypeFlag != 0 {
 		f.logger.Warn("ignoring unknown raft message type", "type", msgType, "index", index)

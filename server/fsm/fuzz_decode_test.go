@@ -38,6 +38,13 @@ func raftMessages() map[structs.MessageType]any {
 		structs.NamespaceDeleteRequestType:              &structs.NamespaceDeleteRequest{},
 		structs.NodePoolUpsertRequestType:               &structs.NodePoolUpsertRequest{},
 		structs.NodePoolDeleteRequestType:               &structs.NodePoolDeleteRequest{},
+		structs.ACLPolicyUpsertRequestType:              &structs.ACLPolicyUpsertRequest{},
+		structs.ACLPolicyDeleteRequestType:              &structs.ACLPolicyDeleteRequest{},
+		structs.ACLTokenUpsertRequestType:               &structs.ACLTokenUpsertRequest{},
+		structs.ACLTokenDeleteRequestType:               &structs.ACLTokenDeleteRequest{},
+		structs.ACLTokenBootstrapRequestType:            &structs.ACLTokenBootstrapRequest{},
+		structs.ACLRoleUpsertRequestType:                &structs.ACLRolesUpsertRequest{},
+		structs.ACLRoleDeleteRequestType:                &structs.ACLRolesDeleteByIDRequest{},
 	}
 }
 

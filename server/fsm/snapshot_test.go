@@ -43,6 +43,10 @@ func fillEveryTable(t *testing.T, f *FSM) {
 		{structs.SchedulerConfigRequestType, &sched},
 		{structs.NamespaceUpsertRequestType, &structs.NamespaceUpsertRequest{Namespaces: []*structs.Namespace{{Name: "team-a", Meta: map[string]string{"o": "a"}}}}},
 		{structs.NodePoolUpsertRequestType, &structs.NodePoolUpsertRequest{NodePools: []*structs.NodePool{{Name: "gpu", Description: "GPUs"}}}},
+		{structs.ACLPolicyUpsertRequestType, &structs.ACLPolicyUpsertRequest{Policies: []*structs.ACLPolicy{{Name: "p", Rules: `node { policy = "read" }`}}}},
+		{structs.ACLTokenBootstrapRequestType, &structs.ACLTokenBootstrapRequest{Token: &structs.ACLToken{AccessorID: "a1", SecretID: "s1", Type: structs.ACLManagementToken}}},
+		{structs.ACLTokenUpsertRequestType, &structs.ACLTokenUpsertRequest{Tokens: []*structs.ACLToken{{AccessorID: "a2", SecretID: "s2", Type: structs.ACLClientToken, Policies: []string{"p"}}}}},
+		{structs.ACLRoleUpsertRequestType, &structs.ACLRolesUpsertRequest{ACLRoles: []*structs.ACLRole{{ID: "r1", Name: "role", Policies: []*structs.ACLRolePolicyLink{{Name: "p"}}}}}},
 	} {
 		if r := applyMsg(t, f, uint64(i+1), e.mt, e.msg); r != nil {
 			if _, isErr := r.(error); isErr {
@@ -62,7 +66,8 @@ func TestFSMSnapshotRoundTripsEveryTable(t *testing.T) {
 	want := statetest.DumpState(t, f.State())
 	if len(want.Jobs) != 1 || len(want.JobVersions) != 1 || len(want.JobVersions[0]) != 2 || len(want.Nodes) != 1 ||
 		len(want.Evals) != 1 || len(want.Allocs) != 1 || len(want.Deployments) != 1 || want.Scheduler.SchedulerAlgorithm != "spread" ||
-		len(want.Namespaces) != 2 || len(want.NodePools) != 3 {
+		len(want.Namespaces) != 2 || len(want.NodePools) != 3 ||
+		len(want.ACLPolicies) != 1 || len(want.ACLTokens) != 2 || len(want.ACLRoles) != 1 {
 		t.Fatalf("fill left a table empty: %+v", want)
 	}
 	tables := map[string]bool{}
@@ -70,7 +75,8 @@ func TestFSMSnapshotRoundTripsEveryTable(t *testing.T) {
 		tables[ie.Key] = true
 	}
 	for _, name := range []string{state.TableJobs, state.TableNodes, state.TableAllocs, state.TableEvals,
-		state.TableJobVersions, state.TableSchedulerConfig, state.TableDeployments, state.TableNamespaces, state.TableNodePools} {
+		state.TableJobVersions, state.TableSchedulerConfig, state.TableDeployments, state.TableNamespaces, state.TableNodePools,
+		state.TableACLPolicies, state.TableACLTokens, state.TableACLRoles, "acl_token_bootstrap"} {
 		if !tables[name] {
 			t.Errorf("no index entry for table %q after the fill: %v", name, tables)
 		}

@@ -33,6 +33,7 @@ var persistedTables = []struct {
 	{tableIndex, recordIndex}, {tableJobs, recordJob}, {tableNodes, recordNode}, {tableAllocs, recordAlloc},
 	{tableEvals, recordEval}, {tableJobVersions, recordJobVersion}, {tableSchedulerConfig, recordSchedulerConfig},
 	{tableDeployments, recordDeployment}, {tableNamespaces, recordNamespace}, {tableNodePools, recordNodePool},
+	{tableACLPolicies, recordACLPolicy}, {tableACLTokens, recordACLToken}, {tableACLRoles, recordACLRole},
 }
 
 // Persist writes every object of the snapshot to w as a msgpack stream (for
@@ -117,6 +118,12 @@ func newRecord(t recordType) (any, string, error) {
 		return &structs.Namespace{}, tableNamespaces, nil
 	case recordNodePool:
 		return &structs.NodePool{}, tableNodePools, nil
+	case recordACLPolicy:
+		return &structs.ACLPolicy{}, tableACLPolicies, nil
+	case recordACLToken:
+		return &structs.ACLToken{}, tableACLTokens, nil
+	case recordACLRole:
+		return &structs.ACLRole{}, tableACLRoles, nil
 	}
 	return nil, "", fmt.Errorf("restoring: unknown record type %d", t)
 }

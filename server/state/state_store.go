@@ -91,6 +91,9 @@ func schema() *memdb.DBSchema {
 		tableDeployments:     deploymentsSchema(),
 		tableNamespaces:      namespacesSchema(),
 		tableNodePools:       nodePoolsSchema(),
+		tableACLPolicies:     aclPoliciesSchema(),
+		tableACLTokens:       aclTokensSchema(),
+		tableACLRoles:        aclRolesSchema(),
 	}}
 }
 

@@ -19,6 +19,9 @@ type Dump struct {
 	Scheduler   *structs.SchedulerConfiguration
 	Namespaces  []*structs.Namespace
 	NodePools   []*structs.NodePool
+	ACLPolicies []*structs.ACLPolicy
+	ACLTokens   []*structs.ACLToken
+	ACLRoles    []*structs.ACLRole
 	Indexes     []*state.IndexEntry
 }
 
@@ -52,6 +55,12 @@ func DumpState(t testing.TB, st *state.StateStore) Dump {
 	d.Namespaces, err = st.Namespaces()
 	must(err)
 	d.NodePools, err = st.NodePools()
+	must(err)
+	d.ACLPolicies, err = st.ACLPolicies(nil)
+	must(err)
+	d.ACLTokens, err = st.ACLTokens(nil)
+	must(err)
+	d.ACLRoles, err = st.ACLRoles(nil)
 	must(err)
 	d.Indexes, err = st.Indexes()
 	must(err)
