@@ -33,11 +33,11 @@ func Parse(filename, rules string) (*Policy, error) {
 	}
 	src := []byte(rules)
 	if diags := hclutil.CheckDepth(src, filename, hclutil.MaxDepth); diags.HasErrors() {
-		return nil, diagError(diags)
+		return nil, hclutil.DiagError(diags)
 	}
 	f, diags := hclsyntax.ParseConfig(src, filename, hcl.Pos{Line: 1, Column: 1})
 	if diags.HasErrors() {
-		return nil, diagError(diags)
+		return nil, hclutil.DiagError(diags)
 	}
 	body := f.Body.(*hclsyntax.Body)
 	p := &Policy{Raw: rules}
@@ -53,7 +53,7 @@ func Parse(filename, rules string) (*Policy, error) {
 		d.errorf(body.SrcRange, "Empty policy", "A policy needs at least one rule block (%s).", strings.Join(topBlockNames(), ", "))
 	}
 	if d.diags.HasErrors() {
-		return nil, diagError(hclutil.Compact(d.diags, 0))
+		return nil, hclutil.DiagError(hclutil.Compact(d.diags, 0))
 	}
 	return p, nil
 }
@@ -279,24 +279,4 @@ func quoteJoin(ss []string) string {
 		q[i] = fmt.Sprintf("%q", s)
 	}
 	return strings.Join(q, ", ")
-}
-
-// diagError is the diagnostics' errors, one per line, each starting with
-// "file:line:col: ".
-func diagError(diags hcl.Diagnostics) error {
-	var lines []string
-	for _, dg := range diags {
-		if dg.Severity != hcl.DiagError {
-			continue
-		}
-		msg := dg.Summary
-		if dg.Detail != "" {
-			msg += "; " + dg.Detail
-		}
-		if dg.Subject != nil {
-			msg = fmt.Sprintf("%s:%d:%d: %s", dg.Subject.Filename, dg.Subject.Start.Line, dg.Subject.Start.Column, msg)
-		}
-		lines = append(lines, msg)
-	}
-	return fmt.Errorf("%s", strings.Join(lines, "\n"))
 }

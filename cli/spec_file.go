@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 
+	"github.com/nomadish/nomadish/internal/hclutil"
 	"github.com/nomadish/nomadish/structs"
 )
 
@@ -32,12 +33,12 @@ func content(body hcl.Body, attrs []string, required []string, blocks ...hcl.Blo
 	}
 	c, diags := body.Content(schema)
 	if diags.HasErrors() {
-		return nil, diagError(diags)
+		return nil, hclutil.DiagError(diags)
 	}
 	seen := map[string]*hcl.Block{}
 	for _, b := range c.Blocks {
 		if prev := seen[b.Type]; prev != nil {
-			return nil, fmt.Errorf("%s: only one %q block is allowed (the first is at %s)", posOf(b.DefRange), b.Type, posOf(prev.DefRange))
+			return nil, fmt.Errorf("%s: only one %q block is allowed (the first is at %s)", hclutil.Pos(b.DefRange), b.Type, hclutil.Pos(prev.DefRange))
 		}
 		seen[b.Type] = b
 	}
@@ -51,10 +52,6 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-func posOf(r hcl.Range) string {
-	return fmt.Sprintf("%s:%d:%d", r.Filename, r.Start.Line, r.Start.Column)
 }
 
 func (b *specBody) block(typ string) *hcl.Block {
@@ -74,10 +71,10 @@ func (b *specBody) str(name string, dst *string) error {
 	}
 	v, diags := a.Expr.Value(nil)
 	if diags.HasErrors() {
-		return diagError(diags)
+		return hclutil.DiagError(diags)
 	}
 	if v.IsNull() || !v.Type().Equals(cty.String) {
-		return fmt.Errorf("%s: %s: a string is required", posOf(a.Expr.Range()), name)
+		return fmt.Errorf("%s: %s: a string is required", hclutil.Pos(a.Expr.Range()), name)
 	}
 	*dst = v.AsString()
 	return nil
@@ -91,16 +88,16 @@ func (b *specBody) strs(name string, dst *[]string) error {
 	}
 	v, diags := a.Expr.Value(nil)
 	if diags.HasErrors() {
-		return diagError(diags)
+		return hclutil.DiagError(diags)
 	}
 	ty := v.Type()
 	if v.IsNull() || !(ty.IsListType() || ty.IsTupleType() || ty.IsSetType()) {
-		return fmt.Errorf("%s: %s: a list of strings is required", posOf(a.Expr.Range()), name)
+		return fmt.Errorf("%s: %s: a list of strings is required", hclutil.Pos(a.Expr.Range()), name)
 	}
 	for it := v.ElementIterator(); it.Next(); {
 		_, e := it.Element()
 		if e.IsNull() || !e.Type().Equals(cty.String) {
-			return fmt.Errorf("%s: %s: a list of strings is required", posOf(a.Expr.Range()), name)
+			return fmt.Errorf("%s: %s: a list of strings is required", hclutil.Pos(a.Expr.Range()), name)
 		}
 		*dst = append(*dst, e.AsString())
 	}
@@ -115,10 +112,10 @@ func (b *specBody) boolPtr(name string, dst **bool) error {
 	}
 	v, diags := a.Expr.Value(nil)
 	if diags.HasErrors() {
-		return diagError(diags)
+		return hclutil.DiagError(diags)
 	}
 	if v.IsNull() || !v.Type().Equals(cty.Bool) {
-		return fmt.Errorf("%s: %s: true or false is required", posOf(a.Expr.Range()), name)
+		return fmt.Errorf("%s: %s: true or false is required", hclutil.Pos(a.Expr.Range()), name)
 	}
 	t := v.True()
 	*dst = &t
@@ -133,7 +130,7 @@ func parseNamespaceSpec(name string, src []byte, asJSON bool) (*structs.Namespac
 	}
 	f, diags := hclsyntax.ParseConfig(src, name, hcl.Pos{Line: 1, Column: 1})
 	if diags.HasErrors() {
-		return nil, diagError(diags)
+		return nil, hclutil.DiagError(diags)
 	}
 	b, err := content(f.Body, []string{"name", "description", "quota"}, []string{"name"},
 		hcl.BlockHeaderSchema{Type: "meta"}, hcl.BlockHeaderSchema{Type: "capabilities"})
@@ -174,7 +171,7 @@ func parseNodePoolSpec(name string, src []byte, asJSON bool) (*structs.NodePool,
 	}
 	f, diags := hclsyntax.ParseConfig(src, name, hcl.Pos{Line: 1, Column: 1})
 	if diags.HasErrors() {
-		return nil, diagError(diags)
+		return nil, hclutil.DiagError(diags)
 	}
 	top, err := content(f.Body, nil, nil, hcl.BlockHeaderSchema{Type: "node_pool", LabelNames: []string{"name"}})
 	if err != nil {
@@ -219,39 +216,20 @@ func decodeMeta(b *hcl.Block) (map[string]string, error) {
 	}
 	attrs, diags := b.Body.JustAttributes()
 	if diags.HasErrors() {
-		return nil, diagError(diags)
+		return nil, hclutil.DiagError(diags)
 	}
 	out := make(map[string]string, len(attrs))
 	for k, a := range attrs {
 		v, diags := a.Expr.Value(nil)
 		if diags.HasErrors() {
-			return nil, diagError(diags)
+			return nil, hclutil.DiagError(diags)
 		}
 		if v.IsNull() || !v.Type().Equals(cty.String) {
-			return nil, fmt.Errorf("%s: meta %q: a string is required", posOf(a.Expr.Range()), k)
+			return nil, fmt.Errorf("%s: meta %q: a string is required", hclutil.Pos(a.Expr.Range()), k)
 		}
 		out[k] = v.AsString()
 	}
 	return out, nil
-}
-
-// diagError turns HCL diagnostics into one error, each "file:line:col: summary; detail".
-func diagError(diags hcl.Diagnostics) error {
-	var msgs []string
-	for _, d := range diags {
-		if d.Severity != hcl.DiagError {
-			continue
-		}
-		m := d.Summary
-		if d.Detail != "" {
-			m += "; " + d.Detail
-		}
-		if d.Subject != nil {
-			m = fmt.Sprintf("%s:%d:%d: %s", d.Subject.Filename, d.Subject.Start.Line, d.Subject.Start.Column, m)
-		}
-		msgs = append(msgs, m)
-	}
-	return errors.New(strings.Join(msgs, "\n"))
 }
 
 // decodeSpecJSON decodes the API's JSON, refusing unknown fields, with the

@@ -24,7 +24,7 @@ func (p *parser) decodeConfig(body *hclsyntax.Body) map[string]any {
 	for _, b := range body.Blocks {
 		if _, ok := body.Attributes[b.Type]; ok {
 			p.errorf(b.TypeRange, "Duplicate config key",
-				"%q is set both as an argument (at %s) and as a block.", b.Type, rangeString(body.Attributes[b.Type].NameRange))
+				"%q is set both as an argument (at %s) and as a block.", b.Type, hclutil.Pos(body.Attributes[b.Type].NameRange))
 			continue
 		}
 		var v any = p.decodeConfig(b.Body)

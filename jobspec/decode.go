@@ -52,7 +52,7 @@ func (p *parser) decodeBody(body *hclsyntax.Body, spec bodySpec) {
 		case ok:
 			if prev := seen[b.Type]; prev != nil && !spec.multi[b.Type] {
 				p.errorf(b.TypeRange, "Duplicate "+b.Type+" block",
-					"Only one %s block is allowed in a %s block; the first is at %s.", b.Type, spec.where, rangeString(prev.TypeRange))
+					"Only one %s block is allowed in a %s block; the first is at %s.", b.Type, spec.where, hclutil.Pos(prev.TypeRange))
 				continue
 			}
 			seen[b.Type] = b

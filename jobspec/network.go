@@ -3,6 +3,7 @@ package jobspec
 import (
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 
+	"github.com/nomadish/nomadish/internal/hclutil"
 	"github.com/nomadish/nomadish/structs"
 )
 
@@ -36,7 +37,7 @@ func (p *parser) decodeNetwork(b *hclsyntax.Block) *structs.NetworkResource {
 				}
 				if prev := labels[port.Label]; prev != nil {
 					p.errorf(pb.LabelRanges[0], "Duplicate port label",
-						"The port label %q is already defined at %s.", port.Label, rangeString(prev.LabelRanges[0]))
+						"The port label %q is already defined at %s.", port.Label, hclutil.Pos(prev.LabelRanges[0]))
 					return
 				}
 				labels[port.Label] = pb

@@ -203,7 +203,7 @@ func (p *parser) splitTop(body *hclsyntax.Body) topLevel {
 				continue
 			}
 			if top.job != nil {
-				p.errorf(b.DefRange(), "Duplicate job block", "Only one job may be defined per file; the first is at %s.", rangeString(top.job.DefRange()))
+				p.errorf(b.DefRange(), "Duplicate job block", "Only one job may be defined per file; the first is at %s.", hclutil.Pos(top.job.DefRange()))
 				continue
 			}
 			top.job = b
@@ -254,10 +254,6 @@ func (p *parser) errorf(rng hcl.Range, summary, detail string, args ...any) {
 func (p *parser) warnf(rng hcl.Range, summary, detail string, args ...any) {
 	r := rng
 	p.diags = append(p.diags, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: summary, Detail: fmt.Sprintf(detail, args...), Subject: &r})
-}
-
-func rangeString(r hcl.Range) string {
-	return fmt.Sprintf("%s:%d:%d", r.Filename, r.Start.Line, r.Start.Column)
 }
 
 // sortDiags orders diagnostics by file and position (stable), so messages

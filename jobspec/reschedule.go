@@ -4,6 +4,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 
+	"github.com/nomadish/nomadish/internal/hclutil"
 	"github.com/nomadish/nomadish/structs"
 )
 
@@ -159,7 +160,7 @@ func (p *parser) checkReschedule(r *structs.ReschedulePolicy, rb, jobBlock *resc
 	// A problem of the job's block shows in every group that inherits it:
 	// report it once.
 	errorf := func(rng hcl.Range, summary, detail string, args ...any) {
-		key := rangeString(rng) + summary
+		key := hclutil.Pos(rng) + summary
 		if p.reschedReported[key] {
 			return
 		}

@@ -45,7 +45,7 @@ func (p *parser) decodeVariables(blocks, shorthand []*hclsyntax.Block) map[strin
 	declare := func(v *variable) {
 		if prev, ok := decls[v.name]; ok {
 			p.errorf(v.decl, "Duplicate variable declaration",
-				"A variable named %q was already declared at %s.", v.name, rangeString(prev.decl))
+				"A variable named %q was already declared at %s.", v.name, hclutil.Pos(prev.decl))
 			return
 		}
 		decls[v.name] = v
@@ -305,7 +305,7 @@ func (p *parser) decodeLocals(blocks []*hclsyntax.Block) cty.Value {
 		p.rejectBlocks(b.Body, "locals")
 		for _, a := range hclutil.SortedAttrs(b.Body) {
 			if prev, ok := all[a.Name]; ok {
-				p.errorf(a.NameRange, "Duplicate local value", "A local named %q was already defined at %s.", a.Name, rangeString(prev.NameRange))
+				p.errorf(a.NameRange, "Duplicate local value", "A local named %q was already defined at %s.", a.Name, hclutil.Pos(prev.NameRange))
 				continue
 			}
 			all[a.Name] = a

@@ -36,7 +36,7 @@ func LoadFile(path string) (*Config, error) {
 func loadSource(src []byte, path string) (*Config, error) {
 	body, lim, diags := parseLimited(src, path)
 	if diags.HasErrors() {
-		return nil, diagError(diags)
+		return nil, hclutil.DiagError(diags)
 	}
 	c := &Config{Plugins: map[string]*PluginConfig{}, set: map[string]hcl.Range{}}
 	d := &decoder{cfg: c, byKey: map[string]any{}, lim: lim}
@@ -46,7 +46,7 @@ func loadSource(src []byte, path string) (*Config, error) {
 	d.body(body, "")
 	d.checkTripped(path)
 	if d.diags.HasErrors() {
-		return nil, diagError(hclutil.Compact(d.diags, 0))
+		return nil, hclutil.DiagError(hclutil.Compact(d.diags, 0))
 	}
 	return c, nil
 }
@@ -279,27 +279,4 @@ func (d *decoder) store(a *hclsyntax.Attribute, key, kind string, v cty.Value, p
 func (d *decoder) errorf(rng hcl.Range, summary, detail string, args ...any) {
 	r := rng
 	d.diags = append(d.diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: fmt.Sprintf(detail, args...), Subject: &r})
-}
-
-// diagError renders error diagnostics one per line as "path:line:col: summary; detail".
-func diagError(diags hcl.Diagnostics) error {
-	var lines []string
-	for _, dg := range diags {
-		if dg.Severity != hcl.DiagError {
-			continue
-		}
-		msg := dg.Summary
-		if dg.Detail != "" {
-			msg += "; " + dg.Detail
-		}
-		if dg.Subject != nil {
-			msg = fmt.Sprintf("%s: %s", posString(*dg.Subject), msg)
-		}
-		lines = append(lines, msg)
-	}
-	return fmt.Errorf("%s", strings.Join(lines, "\n"))
-}
-
-func posString(r hcl.Range) string {
-	return fmt.Sprintf("%s:%d:%d", r.Filename, r.Start.Line, r.Start.Column)
 }

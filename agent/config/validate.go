@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/nomadish/nomadish/internal/hclutil"
 	"github.com/nomadish/nomadish/structs"
 )
 
@@ -21,7 +22,7 @@ func (c *Config) Validate() error {
 	bad := func(key, format string, args ...any) {
 		msg := key + ": " + fmt.Sprintf(format, args...)
 		if rng, ok := c.set[key]; ok {
-			msg = posString(rng) + ": " + msg
+			msg = hclutil.Pos(rng) + ": " + msg
 		}
 		errs = append(errs, msg)
 	}
