@@ -1,5 +1,7 @@
 // Package hclutil holds the small HCL helpers that the job file parser
-// (jobspec) and the agent configuration loader (agent/config) share.
+// (jobspec), the agent configuration loader (agent/config), the ACL policy
+// parser (acl) and the CLI's spec files share: nesting and size limits,
+// bounded functions, and diagnostics rendered as file:line:col (DiagError).
 package hclutil
 
 import (
