@@ -33,7 +33,7 @@ func (tr *TaskRunner) Run() {
 				tr.markDead(false)
 				return
 			}
-			if !tr.start() {
+			if !tr.prestart() || !tr.start() {
 				if !tr.afterExit(nil) {
 					return
 				}
@@ -111,7 +111,14 @@ func (tr *TaskRunner) taskConfig() *base.TaskConfig {
 	if tr.cfg.Node != nil {
 		node = tr.cfg.Node()
 	}
-	return BuildTaskConfig(id, tr.alloc(), tr.cfg.Task, tr.cfg.AllocDir, tr.cfg.Region, tr.cfg.Datacenter, node)
+	cfg := BuildTaskConfig(id, tr.alloc(), tr.cfg.Task, tr.cfg.AllocDir, tr.cfg.Region, tr.cfg.Datacenter, node)
+	if extra := tr.hookEnvSnapshot(); len(extra) > 0 {
+		for k, v := range cfg.Env {
+			extra[k] = v // the task's env and NOMAD_* win over a hook's
+		}
+		cfg.Env = extra
+	}
+	return cfg
 }
 
 // waitOrKill waits for the task to exit; when Kill comes first it stops the

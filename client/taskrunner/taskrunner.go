@@ -66,7 +66,8 @@ type TaskRunner struct {
 	state   *structs.TaskState
 	handle  *base.TaskHandle
 	restart RestartState
-	updated *structs.Allocation // newest alloc from Update (update.go), nil: cfg.Alloc
+	updated *structs.Allocation          // newest alloc from Update (update.go), nil: cfg.Alloc
+	hookEnv map[string]map[string]string // per prestart hook, its env additions (hooks.go)
 
 	stats       statsTracker // latest usage sample and its collector (stats.go)
 	userRestart userRestart  // alloc restart requests to Run (restart_user.go)
