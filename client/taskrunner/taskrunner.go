@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/nomadish/nomadish/client/allocdir"
+	"github.com/nomadish/nomadish/client/getter"
 	"github.com/nomadish/nomadish/drivers/base"
 	"github.com/nomadish/nomadish/structs"
 )
@@ -46,6 +47,8 @@ type Config struct {
 	OnUpdate func()
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+	// Artifacts is the client's artifact block (nil: getter.DefaultConfig()).
+	Artifacts *getter.Config
 }
 
 // persisted is what the state db holds per task.
@@ -68,6 +71,8 @@ type TaskRunner struct {
 	restart RestartState
 	updated *structs.Allocation          // newest alloc from Update (update.go), nil: cfg.Alloc
 	hookEnv map[string]map[string]string // per prestart hook, its env additions (hooks.go)
+
+	artifacts artifactState // fetched artifacts; owned by Run's goroutine (artifact_hook.go)
 
 	stats       statsTracker // latest usage sample and its collector (stats.go)
 	userRestart userRestart  // alloc restart requests to Run (restart_user.go)
