@@ -67,4 +67,3 @@ func TestOfficialClientArtifacts(t *testing.T) {
 		t.Fatal("the refused job was registered")
 	}
 }
-

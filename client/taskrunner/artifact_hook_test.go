@@ -3,6 +3,8 @@ package taskrunner_test
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -115,4 +117,32 @@ func TestArtifactDestinationEscapeOnClient(t *testing.T) {
 			t.Error("written outside the allocation")
 		}
 	})
+}
+
+func TestArtifactDownloadCancelledByKill(t *testing.T) {
+	started, release := make(chan struct{}, 1), make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		started <- struct{}{}
+		select { // a download that never ends
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(release) })
+	drv := clienttest.NewFakeDriver()
+	task := &structs.Task{Name: "t", Driver: "mock", Config: map[string]any{"run_for": "1s"},
+		Artifacts: []*structs.TaskArtifact{{GetterSource: srv.URL + "/big.bin", RelativeDest: "local/"}}}
+	tr := newRunnerWith(t, testAlloc(structs.JobTypeBatch, task, nil), drv, nil)
+	go tr.Run()
+	<-started
+	tr.Kill()
+	select {
+	case <-tr.WaitCh():
+	case <-time.After(10 * time.Second):
+		t.Fatal("Kill did not stop the download")
+	}
+	if s := tr.State(); s.State != structs.TaskStateDead || s.Failed || len(drv.Started()) != 0 {
+		t.Fatalf("state = %s failed=%v started=%d events=%s", s.State, s.Failed, len(drv.Started()), eventTypes(s))
+	}
 }
