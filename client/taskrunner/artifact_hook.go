@@ -3,6 +3,7 @@ package taskrunner
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 
@@ -12,22 +13,61 @@ import (
 
 // artifactHook downloads the task's artifacts (client/getter) before it
 // starts, after a "Downloading Artifacts" event. As Nomad, each artifact is
-// fetched once per task runner: a restart after a failure fetches only those
-// not fetched yet, and once all are there later restarts fetch nothing. A
+// fetched once per allocation run: a restart after a failure fetches only
+// those not fetched yet, and once all are there later restarts fetch nothing,
+// also after a client restart (the set is persisted with the task state). A
 // failure is a "Failed Artifact Download" event with the reason in
 // DownloadError, and the restart policy decides what follows.
 var artifactHook = prestartHook{name: "artifacts", run: (*TaskRunner).fetchArtifacts}
 
-// artifactState is what the artifact hook remembers between starts. It is
-// owned by Run's goroutine (prestart hooks run there).
+// artifactState is what the artifact hook remembers between starts, and
+// across client restarts (persisted with the task's state).
 type artifactState struct {
 	fetched map[string]bool // artifactKey -> downloaded
-	allDone bool
+}
+
+// keys lists the fetched artifacts' keys (for persist; caller holds mu).
+func (s *artifactState) keys() []string {
+	out := make([]string, 0, len(s.fetched))
+	for k := range s.fetched {
+		out = append(out, k)
+	}
+	return out
+}
+
+// restoreArtifacts is the state of a persisted key list.
+func restoreArtifacts(keys []string) artifactState {
+	s := artifactState{fetched: make(map[string]bool, len(keys))}
+	for _, k := range keys {
+		s.fetched[k] = true
+	}
+	return s
+}
+
+// artifactFetched reports whether the artifact with key was downloaded.
+func (tr *TaskRunner) artifactFetched(key string) bool {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	return tr.artifacts.fetched[key]
+}
+
+func (tr *TaskRunner) markArtifactFetched(key string) {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	if tr.artifacts.fetched == nil {
+		tr.artifacts.fetched = map[string]bool{}
+	}
+	tr.artifacts.fetched[key] = true
 }
 
 func (tr *TaskRunner) fetchArtifacts() (*structs.TaskEvent, error) {
-	arts := tr.cfg.Task.Artifacts
-	if len(arts) == 0 || tr.artifacts.allDone {
+	var todo []*structs.TaskArtifact
+	for _, a := range tr.cfg.Task.Artifacts {
+		if a != nil && !tr.artifactFetched(artifactKey(a)) {
+			todo = append(todo, a)
+		}
+	}
+	if len(todo) == 0 {
 		return nil, nil
 	}
 	tr.emit(structs.NewTaskEvent(structs.TaskDownloadingArtifacts, tr.now()), "Client is downloading artifacts", nil)
@@ -43,14 +83,7 @@ func (tr *TaskRunner) fetchArtifacts() (*structs.TaskEvent, error) {
 	}
 	nodeVals := NodeValues(node, tr.cfg.Region)
 	env := BuildEnv(tr.alloc(), tr.cfg.Task, tr.cfg.AllocDir, tr.cfg.Region, tr.cfg.Datacenter, nodeVals)
-	if tr.artifacts.fetched == nil {
-		tr.artifacts.fetched = map[string]bool{}
-	}
-	for _, a := range arts {
-		key := artifactKey(a)
-		if a == nil || tr.artifacts.fetched[key] {
-			continue
-		}
+	for _, a := range todo {
 		req := artifactRequest(a, tr.cfg.Task.User, env, nodeVals)
 		req.AllocDir, req.TaskDir = tr.cfg.AllocDir.Dir, tr.cfg.AllocDir.TaskDir(tr.cfg.Task.Name).Dir
 		tr.logger.Debug("downloading artifact", "source", req.Source, "destination", req.Dest)
@@ -60,9 +93,8 @@ func (tr *TaskRunner) fetchArtifacts() (*structs.TaskEvent, error) {
 			ev.DownloadError = err.Error()
 			return ev, err
 		}
-		tr.artifacts.fetched[key] = true
+		tr.markArtifactFetched(artifactKey(a))
 	}
-	tr.artifacts.allDone = true
 	return nil, nil
 }
 
@@ -101,7 +133,7 @@ func artifactRequest(a *structs.TaskArtifact, user string, env, nodeVals map[str
 func artifactKey(a *structs.TaskArtifact) string {
 	b, _ := json.Marshal(a)
 	sum := sha256.Sum256(b)
-	return string(sum[:])
+	return hex.EncodeToString(sum[:])
 }
 
 // hookContext returns a context cancelled when the runner is killed or

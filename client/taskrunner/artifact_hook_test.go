@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/nomadish/nomadish/client/clienttest"
+	"github.com/nomadish/nomadish/client/state"
 	"github.com/nomadish/nomadish/client/taskrunner"
 	"github.com/nomadish/nomadish/structs"
 )
@@ -145,4 +146,44 @@ func TestArtifactDownloadCancelledByKill(t *testing.T) {
 	if s := tr.State(); s.State != structs.TaskStateDead || s.Failed || len(drv.Started()) != 0 {
 		t.Fatalf("state = %s failed=%v started=%d events=%s", s.State, s.Failed, len(drv.Started()), eventTypes(s))
 	}
+}
+
+func TestArtifactsNotFetchedAgainAfterClientRestart(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		dir := t.TempDir()
+		db, err := state.Open(filepath.Join(dir, "state.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		src := filepath.Join(dir, "a1", "alloc", "data", "app.txt")
+		task := &structs.Task{Name: "t", Driver: "mock",
+			Artifacts: []*structs.TaskArtifact{{GetterSource: "file://" + src, RelativeDest: "local/"}}}
+		alloc := testAlloc(structs.JobTypeService, task, nil)
+		tr1 := newRunnerWith(t, alloc, clienttest.NewFakeDriver(), func(c *taskrunner.Config) { c.State = db }, dir)
+		if err := os.WriteFile(src, []byte("v1"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		go tr1.Run()
+		synctest.Wait()
+		if err := os.Remove(src); err != nil { // a second fetch would fail
+			t.Fatal(err)
+		}
+		// The client restarts and the task is gone (the machine rebooted):
+		// the new runner starts it again without fetching again.
+		drv2 := clienttest.NewFakeDriver()
+		tr2 := newRunnerWith(t, alloc, drv2, func(c *taskrunner.Config) { c.State = db }, dir)
+		go tr2.Run()
+		synctest.Wait()
+		if n := len(drv2.Started()); n != 1 {
+			t.Fatalf("started %d, events %s", n, eventTypes(tr2.State()))
+		}
+		if ev := eventTypes(tr2.State()); strings.Count(ev, "Downloading Artifacts") != 1 || strings.Contains(ev, "Failed Artifact") {
+			t.Fatalf("events %s", ev)
+		}
+		tr2.Kill()
+		<-tr2.WaitCh()
+		tr1.Kill()
+		<-tr1.WaitCh()
+	})
 }

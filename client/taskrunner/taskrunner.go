@@ -56,6 +56,8 @@ type persisted struct {
 	Handle  *base.TaskHandle
 	State   *structs.TaskState
 	Restart RestartState
+	// Artifacts are the keys of the artifacts fetched (artifact_hook.go).
+	Artifacts []string
 }
 
 // TaskRunner runs one task. Run is its one goroutine; the other methods may
@@ -72,7 +74,7 @@ type TaskRunner struct {
 	updated *structs.Allocation          // newest alloc from Update (update.go), nil: cfg.Alloc
 	hookEnv map[string]map[string]string // per prestart hook, its env additions (hooks.go)
 
-	artifacts artifactState // fetched artifacts; owned by Run's goroutine (artifact_hook.go)
+	artifacts artifactState // fetched artifacts, guarded by mu (artifact_hook.go)
 
 	stats       statsTracker // latest usage sample and its collector (stats.go)
 	userRestart userRestart  // alloc restart requests to Run (restart_user.go)
@@ -111,6 +113,7 @@ func New(cfg Config) (*TaskRunner, error) {
 		}
 		if ok && p.State != nil {
 			tr.state, tr.handle, tr.restart = p.State, p.Handle, p.Restart
+			tr.artifacts = restoreArtifacts(p.Artifacts)
 			return tr, nil
 		}
 	}
@@ -211,6 +214,7 @@ func (tr *TaskRunner) persist() {
 	}
 	tr.mu.Lock()
 	p := persisted{Handle: tr.handle, State: tr.state, Restart: tr.restart}
+	p.Artifacts = tr.artifacts.keys()
 	err := tr.cfg.State.PutTaskState(tr.cfg.Alloc.ID, tr.cfg.Task.Name, &p)
 	tr.mu.Unlock()
 	if err != nil {
