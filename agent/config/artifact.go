@@ -12,9 +12,10 @@ import (
 
 // ArtifactConfig is client { artifact { ... } }, Nomad's keys and string
 // forms: durations ("30m") and sizes ("100GB", "512MiB"); "" takes Nomad's
-// default (Limits). hg_timeout, s3_timeout and set_environment_variables
-// are accepted so Nomad's files load, and do nothing: nomadish has no hg or
-// s3 getter and downloads in the agent's process (website/artifacts.md).
+// default (Limits). hg_timeout and s3_timeout are accepted so Nomad's files
+// load, and do nothing: nomadish has no hg or s3 getter. set_environment_
+// variables names the agent's variables the download subprocess inherits
+// (website/artifacts.md).
 type ArtifactConfig struct {
 	HTTPReadTimeout             string
 	HTTPMaxSize                 string

@@ -28,6 +28,14 @@ type Config struct {
 	// so that nothing is written outside the destination
 	// (disable_filesystem_isolation, default false).
 	DisableFilesystemIsolation bool
+	// Executable, when set, is the nomadish binary: each download then runs
+	// in a subprocess (`artifact-fetch`, sandbox.go) with a minimal
+	// environment, killed with its children on stop or deadline. "" runs it
+	// in this process (tests, embedders).
+	Executable string
+	// InheritEnv names the agent's environment variables the subprocess
+	// gets besides PATH and TMPDIR (set_environment_variables).
+	InheritEnv []string
 }
 
 // DefaultConfig returns Nomad's defaults.

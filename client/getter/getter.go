@@ -2,7 +2,9 @@
 // under the client's limits: http/https with headers, a size cap and a read
 // timeout, file (confined to the allocation directory unless isolation is
 // disabled), git (with the git binary), checksums and archive unpacking
-// with size and entry-count caps. Every download is staged in a private
+// with size and entry-count caps. The client runs each download in a
+// subprocess of its binary with a minimal environment (sandbox.go). Every
+// download is staged in a private
 // directory of the allocation, inspected (no symlink may resolve outside
 // it) and only then moved into its destination, so an artifact cannot
 // write outside the destination it names.
@@ -70,8 +72,9 @@ func (r *Request) URL() (string, error) {
 	return prefix + u.String(), nil
 }
 
-// Get downloads one artifact into its destination. ctx cancels it; the
-// config's timeouts bound it too. The error says what failed (a bad
+// Get downloads one artifact into its destination, in a subprocess when
+// cfg.Executable is set (sandbox.go). ctx cancels it; the config's timeouts
+// bound it too. The error says what failed (a bad
 // checksum, a limit, an escape, the server's answer).
 func Get(ctx context.Context, cfg Config, req Request) error {
 	src, err := req.URL()
@@ -84,6 +87,9 @@ func Get(ctx context.Context, cfg Config, req Request) error {
 	dest, err := destination(req.AllocDir, req.TaskDir, req.Dest)
 	if err != nil {
 		return err
+	}
+	if cfg.Executable != "" {
+		return fetchInSubprocess(ctx, cfg, req)
 	}
 	ctx, cancel := context.WithTimeout(ctx, cfg.deadline())
 	defer cancel()
