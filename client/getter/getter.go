@@ -4,10 +4,10 @@
 // disabled), git (with the git binary), checksums and archive unpacking
 // with size and entry-count caps. The client runs each download in a
 // subprocess of its binary with a minimal environment (sandbox.go). Every
-// download is staged in a private
-// directory of the allocation, inspected (no symlink may resolve outside
-// it) and only then moved into its destination, so an artifact cannot
-// write outside the destination it names.
+// download is staged in a private directory of the allocation, inspected
+// (no symlink may resolve outside it) and only then moved into its
+// destination, so an artifact cannot write outside the destination it
+// names.
 package getter
 
 import (
