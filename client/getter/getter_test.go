@@ -9,6 +9,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -323,5 +325,25 @@ func TestChownToTaskUser(t *testing.T) {
 	}
 	if err := get(t, getter.DefaultConfig(), getter.Request{Source: s.URL + "/a.tar.gz", AllocDir: alloc, TaskDir: task, ChownUser: "no-such-user-xyz"}); err == nil || !strings.Contains(err.Error(), "chown") {
 		t.Errorf("unknown user: %v", err)
+	}
+}
+
+func TestInsecureAndArchiveOptions(t *testing.T) {
+	arch := tarGz(t, entry{Name: "f", Body: "x"})
+	tlsSrv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(arch) }))
+	tlsSrv.Config.ErrorLog = log.New(io.Discard, "", 0) // the refused handshake is expected
+	tlsSrv.StartTLS()
+	t.Cleanup(tlsSrv.Close)
+	if err := get(t, getter.DefaultConfig(), getter.Request{Source: tlsSrv.URL + "/a.tar.gz"}); err == nil || !strings.Contains(err.Error(), "certificate") {
+		t.Fatalf("self-signed without insecure: %v", err)
+	}
+	alloc, task := dirs(t)
+	err := get(t, getter.DefaultConfig(), getter.Request{Source: tlsSrv.URL + "/a.tar.gz", Insecure: true, AllocDir: alloc, TaskDir: task,
+		Options: map[string]string{"archive": "false"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := readFile(t, filepath.Join(task, "local", "a.tar.gz")); got != string(arch) {
+		t.Errorf("archive = false must keep the archive packed")
 	}
 }
