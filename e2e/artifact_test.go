@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -93,7 +94,9 @@ func TestArtifactDownloadAndChecksum(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 
-	const good, bad = "e2e-artifact-ok", "e2e-artifact-badsum"
+	// Fresh IDs per run: a purged job's allocations linger a moment.
+	suffix := strconv.FormatInt(time.Now().UnixNano()%1e9, 36)
+	good, bad := "e2e-artifact-ok-"+suffix, "e2e-artifact-badsum-"+suffix
 	t.Cleanup(func() {
 		nomadish(t, "job", "stop", "-purge", good)
 		nomadish(t, "job", "stop", "-purge", bad)
