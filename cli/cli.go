@@ -93,6 +93,7 @@ func commands() []command {
 		{name: "tls cert create", synopsis: "Create a server, client or CLI certificate signed by the CA", run: tlsCertCreateCommand},
 		{name: "version", synopsis: "Print the nomadish version", run: versionCommand},
 		{name: "plugin", hidden: true, run: pluginCommand},
+		{name: "artifact-fetch", hidden: true, run: artifactFetchCommand}, // artifact_fetch.go (getter.SubCommand)
 	}...)
 }
 

@@ -17,6 +17,8 @@ func (c *Client) newRunner(a *structs.Allocation) (*allocrunner.AllocRunner, err
 		Node:       c.Node,
 		Logger:     c.cfg.Logger,
 		OnUpdate:   c.batch.add,
+		// the client's artifact block (client/getter)
+		Artifacts: c.cfg.Artifacts,
 	})
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/nomadish/nomadish/client/fingerprint"
+	"github.com/nomadish/nomadish/client/getter"
 	"github.com/nomadish/nomadish/client/pluginmgr"
 	"github.com/nomadish/nomadish/drivers"
 	"github.com/nomadish/nomadish/drivers/base"
@@ -69,6 +70,9 @@ type Config struct {
 	// Launcher starts driver plugins (default: drivers.Launch with
 	// PluginExecutable). Tests inject fakes.
 	Launcher pluginmgr.LaunchFunc
+	// Artifacts is the artifact block: download limits and isolation of
+	// the tasks' artifacts (nil: getter.DefaultConfig()).
+	Artifacts *getter.Config
 }
 
 var errNoDataDir = errors.New("client: data_dir is required outside dev mode")

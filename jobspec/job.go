@@ -135,8 +135,11 @@ func (p *parser) decodeTask(b *hclsyntax.Block) *structs.Task {
 				t.Resources = p.decodeResources(b)
 			},
 			"logs": func(b *hclsyntax.Block) { t.LogConfig = p.decodeLogs(b) },
+			"artifact": func(b *hclsyntax.Block) { // artifact.go
+				t.Artifacts = appendNonNil(t.Artifacts, p.decodeArtifact(b))
+			},
 		},
-		multi: map[string]bool{"affinity": true, "constraint": true},
+		multi: map[string]bool{"affinity": true, "constraint": true, "artifact": true},
 	})
 	p.checkDriver(b, t, configBroken) // driver_config.go
 	return t

@@ -10,7 +10,7 @@ var (
 			"periodic", "ui", "vault"),
 		"group": set("consul",
 			"scaling", "service", "vault", "volume"),
-		"task": set("action", "artifact", "consul", "csi_plugin",
+		"task": set("action", "consul", "csi_plugin",
 			"dispatch_payload", "identity", "lifecycle", "restart", "scaling", "schedule", "secret",
 			"service", "template", "vault", "volume_mount"),
 		"resources": set("device", "network"),

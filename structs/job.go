@@ -109,6 +109,7 @@ type Task struct {
 	LogConfig   *LogConfig // nil: the client's defaults (DefaultLogMaxFiles x DefaultLogMaxFileSizeMB)
 	Constraints []*Constraint
 	Affinities  []*Affinity
+	Artifacts   []*TaskArtifact // downloaded before each start (artifact.go)
 }
 
 // Restart policy modes.

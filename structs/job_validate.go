@@ -90,6 +90,11 @@ func (t *Task) Canonicalize() {
 	if t.KillTimeout == 0 {
 		t.KillTimeout = DefaultKillTimeout
 	}
+	for _, a := range t.Artifacts {
+		if a != nil {
+			a.Canonicalize()
+		}
+	}
 }
 
 // Validate checks a canonicalized job. The error lists every problem found,
@@ -169,6 +174,7 @@ func (tg *TaskGroup) validate(errs *MultiError) {
 			errs.Add(fmt.Errorf("group %q: task %q: missing driver", tg.Name, t.Name))
 		}
 		validatePreferences(fmt.Sprintf("group %q: task %q", tg.Name, t.Name), t.Affinities, nil, errs)
+		t.validateArtifacts(fmt.Sprintf("group %q: task %q", tg.Name, t.Name), errs) // artifact.go
 		if t.KillTimeout < 0 {
 			errs.Add(fmt.Errorf("group %q: task %q: kill_timeout can't be negative", tg.Name, t.Name))
 		}

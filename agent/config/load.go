@@ -109,6 +109,8 @@ func (d *decoder) body(body *hclsyntax.Body, prefix string) {
 			d.body(b.Body, key+".")
 		case key == "client.meta" && len(b.Labels) == 0:
 			d.metaBlock(b, key)
+		case key == "client.artifact" && len(b.Labels) == 0: // artifact.go
+			d.body(b.Body, key+".")
 		case (key == "client.reserved" || key == "server.server_join" || key == "server.client_introduction") && len(b.Labels) == 0:
 			d.body(b.Body, key+".")
 		case key == "plugin" && len(b.Labels) == 1:

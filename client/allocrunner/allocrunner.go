@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/nomadish/nomadish/client/allocdir"
+	"github.com/nomadish/nomadish/client/getter"
 	"github.com/nomadish/nomadish/client/taskrunner"
 	"github.com/nomadish/nomadish/structs"
 )
@@ -41,6 +42,8 @@ type Config struct {
 	// ClientStatus, ClientDescription, TaskStates) each time a task's state
 	// changes. It is called from task runner goroutines and must not block.
 	OnUpdate func(update *structs.Allocation)
+	// Artifacts is the client's artifact block (taskrunner.Config.Artifacts).
+	Artifacts *getter.Config
 }
 
 // AllocRunner runs one allocation. Methods are safe from any goroutine.
@@ -120,6 +123,8 @@ func (ar *AllocRunner) addTask(task *structs.Task) error {
 		Alloc: ar.alloc, Task: task, AllocDir: ar.dir, Driver: drv, State: ar.cfg.State,
 		Region: ar.cfg.Region, Datacenter: ar.cfg.Datacenter, Node: ar.cfg.Node, Logger: ar.cfg.Logger,
 		OnUpdate: ar.taskStateUpdated,
+		// the client's artifact limits (client/getter)
+		Artifacts: ar.cfg.Artifacts,
 	})
 	if err != nil {
 		return fmt.Errorf("creating task runner %q: %w", task.Name, err)

@@ -51,6 +51,9 @@ func classifyUpdate(old, job *structs.Job, tg *structs.TaskGroup) updateKind {
 }
 
 func taskDestructivelyChanged(a, b *structs.Task) bool {
+	if !reflect.DeepEqual(a.Artifacts, b.Artifacts) { // fetched before a start only (client/getter)
+		return true
+	}
 	return a.Driver != b.Driver || a.User != b.User ||
 		!reflect.DeepEqual(a.Config, b.Config) || !reflect.DeepEqual(a.Env, b.Env) ||
 		!reflect.DeepEqual(fixedResources(a.Resources), fixedResources(b.Resources)) ||
