@@ -92,6 +92,7 @@ type TaskGroup struct {
 	// (disconnect.go).
 	MaxClientDisconnect *time.Duration
 	Disconnect          *DisconnectStrategy
+	Volumes             map[string]*VolumeRequest // volumes.go
 }
 
 // Task is one process, container or VM run by a driver.
@@ -109,6 +110,8 @@ type Task struct {
 	LogConfig   *LogConfig // nil: the client's defaults (DefaultLogMaxFiles x DefaultLogMaxFileSizeMB)
 	Constraints []*Constraint
 	Affinities  []*Affinity
+
+	VolumeMounts []*VolumeMount // volumes.go
 }
 
 // Restart policy modes.
