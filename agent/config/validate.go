@@ -60,6 +60,7 @@ func (c *Config) Validate() error {
 	c.validateOrigins(bad)
 	c.validateACL(bad)
 	c.validateLimits(bad)
+	c.validateHostVolumes(bad)
 	if len(errs) == 0 {
 		return nil
 	}
