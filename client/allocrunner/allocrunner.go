@@ -41,6 +41,9 @@ type Config struct {
 	// ClientStatus, ClientDescription, TaskStates) each time a task's state
 	// changes. It is called from task runner goroutines and must not block.
 	OnUpdate func(update *structs.Allocation)
+	// Previous is the runner of the allocation this one replaces when it
+	// is on this node (nil otherwise): sticky.go moves its data over.
+	Previous *AllocRunner
 }
 
 // AllocRunner runs one allocation. Methods are safe from any goroutine.
@@ -65,6 +68,8 @@ type AllocRunner struct {
 	healthFor string
 	health    *structs.AllocDeploymentStatus
 	healthCh  chan struct{} // cap 1: a task state changed
+
+	prevMoved bool // sticky.go: the previous alloc's data was taken; run's goroutine only
 }
 
 // New returns an alloc runner; it restores its tasks' states from cfg.State
@@ -135,6 +140,9 @@ func (ar *AllocRunner) Run() {
 }
 
 func (ar *AllocRunner) run() {
+	if ar.waitPrevious() { // sticky.go
+		return
+	}
 	if ar.cfg.State != nil {
 		if err := ar.cfg.State.PutAlloc(ar.Alloc()); err != nil {
 			ar.logger.Error("persisting alloc", "error", err)
