@@ -54,12 +54,11 @@ func (p *parser) decodeVolumeMount(b *hclsyntax.Block) *structs.VolumeMount {
 		return nil
 	}
 	m := &structs.VolumeMount{}
-	var selinux string
 	p.decodeBody(b.Body, bodySpec{
 		where: "volume_mount",
 		attrs: map[string]any{
 			"volume": &m.Volume, "destination": &m.Destination, "read_only": &m.ReadOnly,
-			"propagation_mode": &m.PropagationMode, "selinux_label": &selinux,
+			"propagation_mode": &m.PropagationMode, "selinux_label": &m.SELinuxLabel,
 		},
 	})
 	if m.Destination == "" {

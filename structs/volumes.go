@@ -52,6 +52,7 @@ type VolumeMount struct {
 	Destination     string
 	ReadOnly        bool
 	PropagationMode string
+	SELinuxLabel    string // docker's bind label (Nomad's field; kept, not applied yet)
 }
 
 // canonicalizeVolumes fills the defaults Nomad fills: a request's Name is
