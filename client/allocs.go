@@ -19,6 +19,8 @@ func (c *Client) newRunner(a *structs.Allocation, prev *allocrunner.AllocRunner)
 		Logger:     c.cfg.Logger,
 		OnUpdate:   c.batch.add,
 		Previous:   prev,
+		// migrate.go: data of a previous allocation on another node
+		FetchPrevious: c.fetchPrevious,
 	})
 }
 

@@ -44,6 +44,9 @@ type Config struct {
 	// Previous is the runner of the allocation this one replaces when it
 	// is on this node (nil otherwise): sticky.go moves its data over.
 	Previous *AllocRunner
+	// FetchPrevious restores into dir the migrating data of the previous
+	// allocation when it ran on another node (nil: not fetched; sticky.go).
+	FetchPrevious func(prevAllocID string, dir *allocdir.AllocDir, tasks []string, maxBytes int64) error
 }
 
 // AllocRunner runs one allocation. Methods are safe from any goroutine.

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/nomadish/nomadish/client/allocdir"
+	"github.com/nomadish/nomadish/structs"
 )
 
 // Sticky ephemeral disks: an allocation that replaces one on this node
@@ -23,9 +24,11 @@ import (
 func (ar *AllocRunner) waitPrevious() bool {
 	prev := ar.cfg.Previous
 	tg := ar.group()
-	if prev == nil || ar.prevMoved || tg == nil || tg.EphemeralDisk == nil ||
-		!(tg.EphemeralDisk.Sticky || tg.EphemeralDisk.Migrate) {
+	if ar.prevMoved || tg == nil || tg.EphemeralDisk == nil || !(tg.EphemeralDisk.Sticky || tg.EphemeralDisk.Migrate) {
 		return false
+	}
+	if prev == nil {
+		return ar.fetchPrevious(tg)
 	}
 	select {
 	case <-prev.WaitCh():
@@ -46,6 +49,31 @@ func (ar *AllocRunner) waitPrevious() bool {
 		ar.logger.Warn("moving the previous allocation's data", "previous_alloc_id", prev.Alloc().ID, "error", err)
 	}
 	return false
+}
+
+// fetchPrevious starts fetching the data of the previous allocation from
+// another node (migrate only) and reports whether it did: run is called
+// again from the fetching goroutine once the data is in.
+func (ar *AllocRunner) fetchPrevious(tg *structs.TaskGroup) bool {
+	prevID := ar.Alloc().PreviousAllocation
+	if prevID == "" || !tg.EphemeralDisk.Migrate || ar.cfg.FetchPrevious == nil {
+		return false
+	}
+	names := make([]string, 0, len(tg.Tasks))
+	for _, t := range tg.Tasks {
+		names = append(names, t.Name)
+	}
+	maxBytes := int64(tg.EphemeralDisk.SizeMB) << 20
+	go func() {
+		if err := ar.cfg.FetchPrevious(prevID, ar.dir, names, maxBytes); err != nil {
+			ar.logger.Warn("migrating the previous allocation's data", "previous_alloc_id", prevID, "error", err)
+		} else {
+			ar.logger.Info("migrated the previous allocation's data", "previous_alloc_id", prevID)
+		}
+		ar.prevMoved = true
+		ar.run()
+	}()
+	return true
 }
 
 // MoveStickyData moves from's alloc/data and the local/ dir of each of
