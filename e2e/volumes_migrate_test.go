@@ -88,3 +88,48 @@ echo "$NOMAD_ALLOC_ID" > "$d/seen"; echo kept-local > local/marker; while true; 
 		return r.code == 0 && r.out == want, r.String()
 	})
 }
+
+// TestEphemeralDiskSticky: a destructive update of a job whose group has a
+// sticky ephemeral disk places the new allocation on the same node, which
+// takes over the previous allocation's alloc/data and local/ once it has
+// stopped.
+func TestEphemeralDiskSticky(t *testing.T) {
+	id := uniqueID("e2e-sticky")
+	t.Cleanup(func() { nomadish(t, "job", "stop", "-purge", id) })
+	script := `d="$NOMAD_ALLOC_DIR/data"; if [ -f "$d/seen" ]; then echo "sticky from $(cat "$d/seen") with $(cat local/marker)"; fi
+echo "$NOMAD_ALLOC_ID" > "$d/seen"; echo kept-local > local/marker; while true; do sleep 0.2; done`
+	job := func(version string) string {
+		j := strings.Replace(rawExecJob(id, "service", "/bin/sh", []string{"-c", script}, 32), `group "g" {`, `group "g" {
+    ephemeral_disk {
+      sticky = true
+      size   = 10
+    }`, 1)
+		return strings.Replace(j, `driver = "raw_exec"`, `driver = "raw_exec"
+      env {
+        VERSION = "`+version+`"
+      }`, 1)
+	}
+	if r := nomadish(t, "job", "run", writeFile(t, "sticky1.nomad.hcl", job("1"))); r.code != 0 {
+		t.Fatalf("job run: %v", r)
+	}
+	first := waitAllocs(t, id, 1, "running", func(a allocRow) bool { return a.ClientStatus == "running" })[0]
+	if r := nomadish(t, "job", "run", writeFile(t, "sticky2.nomad.hcl", job("2"))); r.code != 0 {
+		t.Fatalf("job run (update): %v", r)
+	}
+	var next allocRow
+	for _, a := range waitAllocs(t, id, 2, "replaced", func(a allocRow) bool {
+		return (a.ID == first.ID && a.ClientStatus == "complete") || (a.ID != first.ID && a.ClientStatus == "running")
+	}) {
+		if a.ID != first.ID {
+			next = a
+		}
+	}
+	if next.NodeID != first.NodeID {
+		t.Fatalf("replacement on node %s, previous on %s", next.NodeID, first.NodeID)
+	}
+	want := "sticky from " + first.ID + " with kept-local\n"
+	eventually(t, 10*time.Second, "the replacement's log", func() (bool, string) {
+		r := nomadish(t, "alloc", "logs", next.ID, "t")
+		return r.code == 0 && r.out == want, r.String()
+	})
+}
