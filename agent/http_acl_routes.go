@@ -89,6 +89,7 @@ var routeNeeds = func() map[string]routeNeed {
 	}
 	m["GET /v1/client/allocation/{id}/exec"] = objectNeed(acl.NamespaceCapabilityAllocExec)
 	m["GET /v1/client/allocation/{id}/stats"] = objectNeed(read)
+	m["GET /v1/client/allocation/{id}/snapshot"] = objectNeed(readFS)
 	writes("/v1/client/allocation/{id}/signal", objectNeed(life))
 	writes("/v1/client/allocation/{id}/restart", objectNeed(life))
 

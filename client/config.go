@@ -12,6 +12,7 @@ import (
 	"github.com/nomadish/nomadish/client/pluginmgr"
 	"github.com/nomadish/nomadish/drivers"
 	"github.com/nomadish/nomadish/drivers/base"
+	"github.com/nomadish/nomadish/structs"
 )
 
 // RPCer is how the client talks to the servers (rpcclient.Client over TCP,
@@ -67,6 +68,9 @@ type Config struct {
 	// Version is reported as the nomad.version attribute (default
 	// version.Version).
 	Version string
+	// HostVolumes are the client's host_volume blocks by name, reported in
+	// the node (Node.HostVolumes) and mounted into tasks (taskrunner).
+	HostVolumes map[string]*structs.ClientHostVolumeConfig
 	// Launcher starts driver plugins (default: drivers.Launch with
 	// PluginExecutable). Tests inject fakes.
 	Launcher pluginmgr.LaunchFunc

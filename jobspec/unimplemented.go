@@ -9,10 +9,10 @@ var (
 		"job": set("consul", "multiregion", "parameterized",
 			"periodic", "ui", "vault"),
 		"group": set("consul",
-			"scaling", "service", "vault", "volume"),
+			"scaling", "service", "vault"),
 		"task": set("action", "consul", "csi_plugin",
 			"dispatch_payload", "identity", "lifecycle", "restart", "scaling", "schedule", "secret",
-			"service", "template", "vault", "volume_mount"),
+			"service", "template", "vault"),
 		"resources": set("device", "network"),
 	}
 	ignoredAttrs = map[string]map[string]bool{

@@ -92,6 +92,7 @@ type TaskGroup struct {
 	// (disconnect.go).
 	MaxClientDisconnect *time.Duration
 	Disconnect          *DisconnectStrategy
+	Volumes             map[string]*VolumeRequest // volumes.go
 }
 
 // Task is one process, container or VM run by a driver.
@@ -110,6 +111,8 @@ type Task struct {
 	Constraints []*Constraint
 	Affinities  []*Affinity
 	Artifacts   []*TaskArtifact // downloaded before each start (artifact.go)
+
+	VolumeMounts []*VolumeMount // volumes.go
 }
 
 // Restart policy modes.

@@ -75,6 +75,7 @@ func (tg *TaskGroup) canonicalize(j *Job) {
 		tg.EphemeralDisk = DefaultEphemeralDisk()
 	}
 	tg.canonicalizeMigrate(j)
+	tg.canonicalizeVolumes()
 	tg.canonicalizeUpdate(j)
 	for _, t := range tg.Tasks {
 		t.Canonicalize()
@@ -160,6 +161,7 @@ func (tg *TaskGroup) validate(errs *MultiError) {
 	tg.validateUpdate(errs)
 	tg.validateNetworks(errs)
 	tg.validateDisconnect(errs)
+	tg.validateVolumes(errs)
 	seen := map[string]bool{}
 	for i, t := range tg.Tasks {
 		if t.Name == "" {

@@ -142,6 +142,8 @@ type ClientConfig struct {
 	IntroToken string
 	// Artifact is client { artifact { ... } } (artifact.go).
 	Artifact ArtifactConfig
+	// HostVolumes are the host_volume blocks (host_volumes.go).
+	HostVolumes []HostVolume
 }
 
 // ACLConfig is the acl block, Nomad's keys: enabled turns token checks

@@ -61,6 +61,7 @@ func (c *Config) Validate() error {
 	c.validateACL(bad)
 	c.validateLimits(bad)
 	c.validateArtifact(bad) // artifact.go
+	c.validateHostVolumes(bad)
 	if len(errs) == 0 {
 		return nil
 	}

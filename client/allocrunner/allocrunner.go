@@ -44,6 +44,12 @@ type Config struct {
 	OnUpdate func(update *structs.Allocation)
 	// Artifacts is the client's artifact block (taskrunner.Config.Artifacts).
 	Artifacts *getter.Config
+	// Previous is the runner of the allocation this one replaces when it
+	// is on this node (nil otherwise): sticky.go moves its data over.
+	Previous *AllocRunner
+	// FetchPrevious restores into dir the migrating data of the previous
+	// allocation when it ran on another node (nil: not fetched; sticky.go).
+	FetchPrevious func(prevAllocID string, dir *allocdir.AllocDir, tasks []string, maxBytes int64) error
 }
 
 // AllocRunner runs one allocation. Methods are safe from any goroutine.
@@ -68,6 +74,8 @@ type AllocRunner struct {
 	healthFor string
 	health    *structs.AllocDeploymentStatus
 	healthCh  chan struct{} // cap 1: a task state changed
+
+	prevMoved bool // sticky.go: the previous alloc's data was taken; run's goroutine only
 }
 
 // New returns an alloc runner; it restores its tasks' states from cfg.State
@@ -140,6 +148,9 @@ func (ar *AllocRunner) Run() {
 }
 
 func (ar *AllocRunner) run() {
+	if ar.waitPrevious() { // sticky.go
+		return
+	}
 	if ar.cfg.State != nil {
 		if err := ar.cfg.State.PutAlloc(ar.Alloc()); err != nil {
 			ar.logger.Error("persisting alloc", "error", err)

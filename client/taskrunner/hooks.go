@@ -23,6 +23,7 @@ type prestartHook struct {
 // own file and one line here.
 var prestartHooks = []prestartHook{
 	artifactHook, // artifact_hook.go: first, as in Nomad
+	volumesHook,  // volumes.go
 }
 
 // prestart runs the prestart hooks in order; it reports whether the task
