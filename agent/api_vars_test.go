@@ -34,12 +34,12 @@ func serverAgent(t *testing.T, acl bool) (*Agent, *api.Client) {
 	return a, c
 }
 
+// waitRootKey waits for a leader: the first variable write makes the root key.
 func waitRootKey(t *testing.T, c *api.Client) {
 	t.Helper()
-	waitFor(t, 10*time.Second, "an active root key", func() error {
-		keys, _, err := c.Keyring().List(nil)
-		if err != nil || len(keys) == 0 || keys[0].State != api.RootKeyStateActive {
-			return errors.New("no active key yet")
+	waitFor(t, 10*time.Second, "a leader", func() error {
+		if l, err := c.Status().Leader(); err != nil || l == "" {
+			return errors.New("no leader yet")
 		}
 		return nil
 	})
@@ -138,6 +138,9 @@ func TestAPIVariablesOfficialClient(t *testing.T) {
 
 	// Rotation: the old variable stays readable; -full re-encrypts.
 	k1, _, _ := c.Keyring().List(nil)
+	if len(k1) != 1 || k1[0].State != api.RootKeyStateActive {
+		t.Fatalf("the first write made no root key: %+v", k1)
+	}
 	nk, _, err := c.Keyring().Rotate(&api.KeyringRotateOptions{Full: true}, nil)
 	if err != nil || nk.State != api.RootKeyStateActive || nk.KeyID == k1[0].KeyID {
 		t.Fatalf("rotate: %+v %v", nk, err)

@@ -16,7 +16,7 @@ import (
 )
 
 // varServer starts a real in-process dev server (no client) and waits for
-// its root key; it returns the env pointing the CLI at it.
+// a leader; it returns the env pointing the CLI at it.
 func varServer(t *testing.T) map[string]string {
 	t.Helper()
 	cfg := config.DevConfig()
@@ -31,15 +31,14 @@ func varServer(t *testing.T) map[string]string {
 	env := map[string]string{"NOMAD_ADDR": "http://" + a.HTTPAddr()}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		code, out, _ := runCLI(env, "operator", "root", "keyring", "list")
-		if code == 0 && strings.Contains(out, "active") {
+		code, out, errOut := runCLI(env, "status")
+		if code == 0 {
 			return env
 		}
 		if time.Now().After(deadline) {
-			code, out, e := runCLI(env, "operator", "root", "keyring", "list")
-			t.Fatalf("no active root key: %d %q %q", code, out, e)
+			t.Fatalf("no leader: %d %q %q", code, out, errOut)
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(100 * time.Millisecond)
 	}
 }
 

@@ -11,9 +11,9 @@ import (
 	"github.com/nomadish/nomadish/structs"
 )
 
-// keyRetry is how long the root key duties wait before trying again after
-// a failure (no leader, no peer holding a key yet). A network wait on wall
-// time, like the RPC hold timeout.
+// keyRetry is how long the keyring replicator waits before trying again
+// when no peer holds a key yet. A network wait on wall time, like the RPC
+// hold timeout.
 const keyRetry = time.Second
 
 // newKeyring opens the server's root keystore: <data_dir>/server/keystore,
@@ -23,32 +23,6 @@ func (s *Server) newKeyring() (*keyring.Keyring, error) {
 		return keyring.New("")
 	}
 	return keyring.New(filepath.Join(s.cfg.DataDir, "server", "keystore"))
-}
-
-// ensureRootKey is a leader duty: when the cluster has no active root key
-// (a new cluster), make one, so variables can be written. It retries until
-// it succeeds or leadership ends.
-func (s *Server) ensureRootKey(ctx context.Context) {
-	for {
-		active, err := s.State().Snapshot().ActiveRootKeyMeta()
-		if err == nil && active != nil {
-			return
-		}
-		if err == nil {
-			d := s.endpointDeps()
-			var meta *structs.RootKeyMeta
-			if meta, err = d.NewRootKey(); err == nil {
-				s.logger.Info("root keyring initialized", "key_id", meta.KeyID)
-				return
-			}
-		}
-		s.logger.Warn("initializing the root keyring", "error", err)
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(keyRetry):
-		}
-	}
 }
 
 // replicateKeys runs on every server until shutdown: each root key the

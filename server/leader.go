@@ -135,7 +135,6 @@ func (s *Server) establishLeadership() error {
 	run(s.newDeploymentWatcher().Run)
 	run(s.reapCancelledEvals)
 	run(s.runDrainer)
-	run(s.ensureRootKey) // keyring_leader.go
 	if s.cfg.ACL.Enabled {
 		run(s.reapExpiredTokens) // acl_gc.go
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/nomadish/nomadish/server/state"
 	"github.com/nomadish/nomadish/structs"
@@ -69,12 +70,9 @@ func (d *Deps) sealItems(snap *state.StateSnapshot, namespace, path string, item
 	if err != nil {
 		return structs.VariableData{}, err
 	}
-	active, err := snap.ActiveRootKeyMeta()
+	active, err := d.activeRootKey(snap)
 	if err != nil {
 		return structs.VariableData{}, err
-	}
-	if active == nil {
-		return structs.VariableData{}, structs.NewCodedError(structs.ErrCodeInternal, "variables: no active root key yet")
 	}
 	plain, err := json.Marshal(items)
 	if err != nil {
@@ -85,6 +83,28 @@ func (d *Deps) sealItems(snap *state.StateSnapshot, namespace, path string, item
 		return structs.VariableData{}, structs.NewCodedError(structs.ErrCodeInternal, "variables: encrypting: %v", err)
 	}
 	return structs.VariableData{Data: ct, KeyID: active.KeyID}, nil
+}
+
+// rootKeyInit serializes the making of a cluster's first root key.
+var rootKeyInit sync.Mutex
+
+// activeRootKey returns the active root key's metadata; a cluster without
+// one yet (no variable was ever written) gets its first key here, on the
+// leader, so clusters that never use variables write nothing for them.
+func (d *Deps) activeRootKey(snap *state.StateSnapshot) (*structs.RootKeyMeta, error) {
+	if active, err := snap.ActiveRootKeyMeta(); err != nil || active != nil {
+		return active, err
+	}
+	rootKeyInit.Lock()
+	defer rootKeyInit.Unlock()
+	if active, err := d.State().Snapshot().ActiveRootKeyMeta(); err != nil || active != nil {
+		return active, err
+	}
+	meta, err := d.NewRootKey()
+	if err == nil {
+		d.Logger.Info("root keyring initialized", "key_id", meta.KeyID)
+	}
+	return meta, err
 }
 
 // decryptVar opens a stored variable (a copy; the stored one is shared).
