@@ -102,7 +102,7 @@ func TestVariablesWorkloadAccess(t *testing.T) {
 	if err := st.UpsertAllocs(20, []*structs.Allocation{alloc}); err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []string{"nomad/jobs/web", "nomad/jobs/web/web/t", "nomad/jobs/other", "nomad/jobs/webx"} {
+	for _, p := range []string{"nomad/jobs", "nomad/jobs/web", "nomad/jobs/web/web/t", "nomad/jobs/other", "nomad/jobs/webx", "nomad/jobs/web/web/t/deeper", "nomad/jobs/web/other"} {
 		putVar(t, e, structs.VarOpSet, p, 0, structs.VariableItems{"who": p})
 	}
 	req := func(secret, task, path string) *structs.VariablesWorkloadRequest {
@@ -117,12 +117,15 @@ func TestVariablesWorkloadAccess(t *testing.T) {
 	}
 	wantCode(t, e.WorkloadRead(req(n1.SecretID, "t", "nomad/jobs/other"), &r), 403, "Permission denied")
 	wantCode(t, e.WorkloadRead(req(n1.SecretID, "t", "nomad/jobs/webx"), &r), 403, "Permission denied")
+	wantCode(t, e.WorkloadRead(req(n1.SecretID, "t", "nomad/jobs/web/web/t/deeper"), &r), 403, "Permission denied")
+	wantCode(t, e.WorkloadRead(req(n1.SecretID, "t", "nomad/jobs/web/other"), &r), 403, "Permission denied")
 	wantCode(t, e.WorkloadRead(req(n2.SecretID, "t", "nomad/jobs/web"), &r), 403, "Permission denied")
 	wantCode(t, e.WorkloadRead(req(n1.SecretID, "nope", "nomad/jobs/web"), &r), 403, "Permission denied")
 	lr := structs.VariablesWorkloadResponse{}
 	lreq := req(n1.SecretID, "t", "")
 	lreq.Prefix = "nomad/jobs"
-	if err := e.WorkloadList(lreq, &lr); err != nil || len(lr.List) != 2 || lr.List[0].Path != "nomad/jobs/web" || lr.List[1].Path != "nomad/jobs/web/web/t" {
+	if err := e.WorkloadList(lreq, &lr); err != nil || len(lr.List) != 3 || lr.List[0].Path != "nomad/jobs" ||
+		lr.List[1].Path != "nomad/jobs/web" || lr.List[2].Path != "nomad/jobs/web/web/t" {
 		t.Fatalf("workload list: %+v %v", lr.List, err)
 	}
 	stopped := alloc.Copy()

@@ -1,32 +1,42 @@
 package endpoints
 
 import (
-	"strings"
-
 	"github.com/hashicorp/go-memdb"
 
 	"github.com/nomadish/nomadish/server/state"
 	"github.com/nomadish/nomadish/structs"
 )
 
-// Workload access, Nomad's implicit policy for a task's workload identity:
-// a task may read and list the variables at nomad/jobs/<job> and below
-// (nomad/jobs/<job>/<group>, nomad/jobs/<job>/<group>/<task>, ...) in its
+// Workload access, Nomad's implicit policy for a task's workload identity
+// (acl.matchingVariablesCapabilitySet in Nomad): a task may read and list
+// exactly the variables at nomad/jobs, nomad/jobs/<job>,
+// nomad/jobs/<job>/<group> and nomad/jobs/<job>/<group>/<task> in its
 // allocation's namespace, where <job> is the parent job of a periodic or
 // dispatched child. Here the client asks on the task's behalf with its
 // node's secret and names the allocation and task; no ACL token is needed.
 
-// workloadPathAllowed reports whether a task of jobID may read path.
-func workloadPathAllowed(jobID, path string) bool {
-	base := "nomad/jobs/" + jobID
-	return path == base || strings.HasPrefix(path, base+"/")
+// workloadPaths are the paths task of group of jobID may read.
+type workloadPaths struct{ job, group, task string }
+
+func (w workloadPaths) allowed(path string) bool {
+	base := "nomad/jobs"
+	return path == base || path == base+"/"+w.job || path == base+"/"+w.job+"/"+w.group ||
+		path == base+"/"+w.job+"/"+w.group+"/"+w.task
 }
 
 // workloadAlloc authenticates a workload request: the allocation exists,
 // runs on the node whose secret the request carries, is not terminal,
-// and holds the task. It returns the allocation and the job ID whose
-// paths the task may read.
-func (d *Deps) workloadAlloc(args *structs.VariablesWorkloadRequest) (*structs.Allocation, string, error) {
+// and holds the task. It returns the allocation and the paths the task
+// may read.
+func (d *Deps) workloadAlloc(args *structs.VariablesWorkloadRequest) (*structs.Allocation, workloadPaths, error) {
+	alloc, jobID, err := d.workloadAllocJob(args)
+	if err != nil {
+		return nil, workloadPaths{}, err
+	}
+	return alloc, workloadPaths{job: jobID, group: alloc.TaskGroup, task: args.Task}, nil
+}
+
+func (d *Deps) workloadAllocJob(args *structs.VariablesWorkloadRequest) (*structs.Allocation, string, error) {
 	st := d.State().Snapshot()
 	alloc, err := st.AllocByID(nil, args.AllocID)
 	if err != nil {
@@ -72,11 +82,11 @@ func tgTasks(tg *structs.TaskGroup) []*structs.Task {
 // path outside the task's, another node's or a terminal allocation);
 // blocking on the variable's ModifyIndex.
 func (e *Variables) WorkloadRead(args *structs.VariablesWorkloadRequest, reply *structs.VariablesWorkloadResponse) error {
-	alloc, jobID, err := e.d.workloadAlloc(args)
+	alloc, paths, err := e.d.workloadAlloc(args)
 	if err != nil {
 		return err
 	}
-	if !workloadPathAllowed(jobID, args.Path) {
+	if !paths.allowed(args.Path) {
 		return e.d.denied("alloc "+alloc.ID, alloc.Namespace, "variables read "+args.Path)
 	}
 	return e.d.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
@@ -100,7 +110,7 @@ func (e *Variables) WorkloadRead(args *structs.VariablesWorkloadRequest, reply *
 // that the task may read (the others are left out, as Nomad's list
 // filters by permission); blocking on the variables table.
 func (e *Variables) WorkloadList(args *structs.VariablesWorkloadRequest, reply *structs.VariablesWorkloadResponse) error {
-	alloc, jobID, err := e.d.workloadAlloc(args)
+	alloc, paths, err := e.d.workloadAlloc(args)
 	if err != nil {
 		return err
 	}
@@ -111,7 +121,7 @@ func (e *Variables) WorkloadList(args *structs.VariablesWorkloadRequest, reply *
 		}
 		reply.List = reply.List[:0]
 		for _, v := range vars {
-			if !workloadPathAllowed(jobID, v.Path) {
+			if !paths.allowed(v.Path) {
 				continue
 			}
 			dv, err := e.d.decryptVar(v)
