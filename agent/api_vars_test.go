@@ -136,6 +136,33 @@ func TestAPIVariablesOfficialClient(t *testing.T) {
 		t.Fatalf("acquire after release: %v", err)
 	}
 
+	_, _, err = vars.AcquireLock(&api.Variable{Path: "locks/short", Lock: &api.VariableLock{TTL: "1s"}}, nil)
+	wantAPIError(t, err, http.StatusBadRequest, "invalid lock")
+
+	// A blocking read (?index=) returns once the variable changes.
+	cur, _, _ := vars.Read("app/db", nil)
+	got2 := make(chan *api.Variable, 1)
+	go func() {
+		v, _, _ := vars.Read("app/db", &api.QueryOptions{WaitIndex: cur.ModifyIndex, WaitTime: 10 * time.Second})
+		got2 <- v
+	}()
+	cur.Items["pass"] = "blocking"
+	if _, _, err := vars.Update(cur, nil); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case v := <-got2:
+		if v == nil || v.ModifyIndex <= cur.ModifyIndex {
+			t.Fatalf("blocking read: %+v", v)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("blocking read did not return")
+	}
+	cur.Items["pass"] = "second"
+	if _, _, err := vars.Update(cur, nil); err != nil {
+		t.Fatal(err)
+	}
+
 	// Rotation: the old variable stays readable; -full re-encrypts.
 	k1, _, _ := c.Keyring().List(nil)
 	if len(k1) != 1 || k1[0].State != api.RootKeyStateActive {

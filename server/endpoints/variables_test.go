@@ -169,3 +169,47 @@ func TestVariablesLocks(t *testing.T) {
 		t.Fatalf("acquire after TTL and delay: %+v %v", again, err)
 	}
 }
+
+// TestKeyringRotate: a rotation makes a new active key and leaves old
+// ciphertext readable; -full re-encrypts every variable with the new key.
+func TestKeyringRotate(t *testing.T) {
+	d, e := varDeps(t)
+	kr := &Keyring{d: d}
+	putVar(t, e, structs.VarOpSet, "a", 0, structs.VariableItems{"k": "1"})
+	putVar(t, e, structs.VarOpSet, "b", 0, structs.VariableItems{"k": "2"})
+	keyOf := func(p string) string {
+		v, _ := d.State().Snapshot().VarGet(nil, "default", p)
+		return v.KeyID
+	}
+	old := keyOf("a")
+	var r structs.KeyringRotateResponse
+	if err := kr.Rotate(&structs.KeyringRotateRequest{}, &r); err != nil || r.Key.KeyID == old || !r.Key.IsActive() {
+		t.Fatalf("rotate: %+v %v", r.Key, err)
+	}
+	if keyOf("a") != old {
+		t.Fatal("a plain rotate re-encrypted")
+	}
+	var rr structs.VariablesReadResponse
+	if err := e.Read(&structs.VariablesReadRequest{Path: "a"}, &rr); err != nil || rr.Data.Items["k"] != "1" {
+		t.Fatalf("read with the old key: %+v %v", rr.Data, err)
+	}
+	if w := putVar(t, e, structs.VarOpSet, "c", 0, structs.VariableItems{"k": "3"}); keyOf("c") != r.Key.KeyID || w.Output.Items["k"] != "3" {
+		t.Fatalf("a new write does not use the new key: %s", keyOf("c"))
+	}
+	var full structs.KeyringRotateResponse
+	if err := kr.Rotate(&structs.KeyringRotateRequest{Full: true}, &full); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"a", "b", "c"} {
+		if keyOf(p) != full.Key.KeyID {
+			t.Fatalf("%s still under key %s after -full", p, keyOf(p))
+		}
+	}
+	var lr structs.KeyringListResponse
+	if err := kr.List(&structs.KeyringListRequest{}, &lr); err != nil || len(lr.Keys) != 3 || lr.Keys[0].KeyID != full.Key.KeyID {
+		t.Fatalf("list: %+v %v", lr.Keys, err)
+	}
+	if err := e.Read(&structs.VariablesReadRequest{Path: "b"}, &rr); err != nil || rr.Data.Items["k"] != "2" {
+		t.Fatalf("read after -full: %+v %v", rr.Data, err)
+	}
+}
