@@ -111,3 +111,22 @@ func mustGlob(t *testing.T, pattern string) string {
 	}
 	return m[0]
 }
+
+// TestVariablesSurviveSingleServerRestart: a lone non-dev server SIGKILLed
+// and restarted has no peer to fetch its root key from: it reads it back
+// from its keystore, and its variables decrypt.
+func TestVariablesSurviveSingleServerRestart(t *testing.T) {
+	servers := startSerfCluster(t, 1)
+	s := agreedLeader(t, servers, 30*time.Second)
+	eventually(t, 30*time.Second, "a variable written", func() (bool, string) {
+		r := nomadishAt(t, s.http, "var", "put", "app/db", "password=restart-secret-99")
+		return r.code == 0, r.String()
+	})
+	s.kill()
+	s.start(t)
+	agreedLeader(t, servers, 30*time.Second)
+	waitVar(t, s.http, "app/db", "password", "restart-secret-99", 30*time.Second, false)
+	if hits := grepDir(t, filepath.Join(s.dir, "data"), []byte("restart-secret-99")); len(hits) > 0 {
+		t.Fatalf("the plaintext is on disk in %v", hits)
+	}
+}

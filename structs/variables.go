@@ -242,7 +242,6 @@ type VariablesApplyRequest struct {
 // conflict (nil when absent; items left out without read permission).
 type VariablesApplyResponse struct {
 	Op       VarOp
-	Input    *VariableDecrypted
 	Result   VarOpResult
 	Error    string
 	Conflict *VariableDecrypted

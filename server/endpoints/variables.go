@@ -66,7 +66,7 @@ func (e *Variables) Apply(args *structs.VariablesApplyRequest, reply *structs.Va
 		}
 		return structs.NewCodedError(structs.ErrCodeInternal, "variable write: unexpected FSM response %T", resp)
 	}
-	reply.Op, reply.Input, reply.Result, reply.Error, reply.Index = args.Op, in, out.Result, out.Error, index
+	reply.Op, reply.Result, reply.Error, reply.Index = args.Op, out.Result, out.Error, index
 	switch out.Result {
 	case structs.VarOpResultError:
 		return structs.NewCodedError(structs.ErrCodeInternal, "%s", out.Error)
