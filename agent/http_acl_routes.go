@@ -134,6 +134,13 @@ var routeNeeds = func() map[string]routeNeed {
 		m[p] = selfChecked
 	}
 
+	// Variables: their endpoints check the `variables` rules (read, list,
+	// write, destroy) on each path; the keyring needs management.
+	m["GET /v1/vars"], m["GET /v1/var/{path...}"], m["DELETE /v1/var/{path...}"] = selfChecked, selfChecked, selfChecked
+	writes("/v1/var/{path...}", selfChecked)
+	m["GET /v1/operator/keyring/keys"] = selfChecked
+	writes("/v1/operator/keyring/rotate", selfChecked)
+
 	writes("/v1/acl/bootstrap", public)
 	for _, p := range []string{"PUT /v1/acl/policy/{name}", "POST /v1/acl/policy/{name}", "PUT /v1/acl/token", "POST /v1/acl/token",
 		"PUT /v1/acl/token/{accessor}", "POST /v1/acl/token/{accessor}", "PUT /v1/acl/role", "POST /v1/acl/role",

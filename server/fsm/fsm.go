@@ -115,6 +115,10 @@ func (f *FSM) Apply(l *raft.Log) any {
 		return f.applyACLRoleUpsert(buf, index)
 	case structs.ACLRoleDeleteRequestType:
 		return f.applyACLRoleDelete(buf, index)
+	case structs.VarApplyStateRequestType:
+		return f.applyVarApply(buf, index)
+	case structs.RootKeyMetaUpsertRequestType:
+		return f.applyRootKeyMetaUpsert(buf, index)
 	}
 	if msgType&structs.IgnoreUnknownTypeFlag != 0 {
 		f.logger.Warn("ignoring unknown raft message type", "type", msgType, "index", index)
