@@ -135,8 +135,9 @@ func (p *parser) decodeTask(b *hclsyntax.Block) *structs.Task {
 				t.Resources = p.decodeResources(b)
 			},
 			"logs": func(b *hclsyntax.Block) { t.LogConfig = p.decodeLogs(b) },
+			"template": func(b *hclsyntax.Block) { t.Templates = appendNonNil(t.Templates, p.decodeTemplate(b)) },
 		},
-		multi: map[string]bool{"affinity": true, "constraint": true},
+		multi: map[string]bool{"affinity": true, "constraint": true, "template": true},
 	})
 	p.checkDriver(b, t, configBroken) // driver_config.go
 	return t

@@ -12,7 +12,7 @@ var (
 			"scaling", "service", "vault", "volume"),
 		"task": set("action", "artifact", "consul", "csi_plugin",
 			"dispatch_payload", "identity", "lifecycle", "restart", "scaling", "schedule", "secret",
-			"service", "template", "vault", "volume_mount"),
+			"service", "vault", "volume_mount"),
 		"resources": set("device", "network"),
 	}
 	ignoredAttrs = map[string]map[string]bool{

@@ -109,6 +109,7 @@ type Task struct {
 	LogConfig   *LogConfig // nil: the client's defaults (DefaultLogMaxFiles x DefaultLogMaxFileSizeMB)
 	Constraints []*Constraint
 	Affinities  []*Affinity
+	Templates   []*Template // template blocks, rendered by the client before start (template.go)
 }
 
 // Restart policy modes.

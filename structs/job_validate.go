@@ -90,6 +90,9 @@ func (t *Task) Canonicalize() {
 	if t.KillTimeout == 0 {
 		t.KillTimeout = DefaultKillTimeout
 	}
+	for _, tmpl := range t.Templates {
+		tmpl.Canonicalize()
+	}
 }
 
 // Validate checks a canonicalized job. The error lists every problem found,
@@ -177,6 +180,7 @@ func (tg *TaskGroup) validate(errs *MultiError) {
 				errs.Add(fmt.Errorf("group %q: task %q: %w", tg.Name, t.Name, err))
 			}
 		}
+		t.validateTemplates(fmt.Sprintf("group %q: task %q", tg.Name, t.Name), errs)
 	}
 }
 
