@@ -134,7 +134,7 @@ func (p *parser) decodeTask(b *hclsyntax.Block) *structs.Task {
 			"resources": func(b *hclsyntax.Block) {
 				t.Resources = p.decodeResources(b)
 			},
-			"logs": func(b *hclsyntax.Block) { t.LogConfig = p.decodeLogs(b) },
+			"logs":     func(b *hclsyntax.Block) { t.LogConfig = p.decodeLogs(b) },
 			"template": func(b *hclsyntax.Block) { t.Templates = appendNonNil(t.Templates, p.decodeTemplate(b)) },
 		},
 		multi: map[string]bool{"affinity": true, "constraint": true, "template": true},
