@@ -180,17 +180,17 @@ var pureFuncs = template.FuncMap{
 		}
 		return r.ReplaceAllString(s, to), nil
 	},
-	"regexMatch":  func(re, s string) (bool, error) { return regexp.MatchString(re, s) },
-	"toUpper":     strings.ToUpper,
-	"toLower":     strings.ToLower,
-	"toTitle":     toTitle,
-	"trimSpace":   strings.TrimSpace,
-	"trimPrefix":  func(p, s string) string { return strings.TrimPrefix(s, p) },
-	"trimSuffix":  func(p, s string) string { return strings.TrimSuffix(s, p) },
-	"contains":    func(v, l any) (bool, error) { return in(l, v) },
-	"containsAny": func(vs, l any) (bool, error) { return containsN(l, vs, false) },
-	"containsAll": func(vs, l any) (bool, error) { return containsN(l, vs, true) },
-	"in":          in,
+	"regexMatch":   func(re, s string) (bool, error) { return regexp.MatchString(re, s) },
+	"toUpper":      strings.ToUpper,
+	"toLower":      strings.ToLower,
+	"toTitle":      toTitle,
+	"trimSpace":    strings.TrimSpace,
+	"trimPrefix":   func(p, s string) string { return strings.TrimPrefix(s, p) },
+	"trimSuffix":   func(p, s string) string { return strings.TrimSuffix(s, p) },
+	"contains":     func(v, l any) (bool, error) { return in(l, v) },
+	"containsAny":  func(vs, l any) (bool, error) { return containsN(l, vs, false) },
+	"containsAll":  func(vs, l any) (bool, error) { return containsN(l, vs, true) },
+	"in":           in,
 	"base64Encode": func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) },
 	"base64Decode": func(s string) (string, error) {
 		b, err := base64.StdEncoding.DecodeString(s)
