@@ -84,7 +84,9 @@ func newFixture(t *testing.T, tmpls ...*structs.Template) (*fixture, *template.M
 		}
 	}
 	m := template.New(template.Config{Templates: tmpls, Dirs: fx.dirs, Vars: fx.vars, Task: fx.task,
-		Env: func() map[string]string { return map[string]string{"NOMAD_TASK_DIR": filepath.Join(fx.dirs.TaskDir, "local")} },
+		Env: func() map[string]string {
+			return map[string]string{"NOMAD_TASK_DIR": filepath.Join(fx.dirs.TaskDir, "local")}
+		},
 		Interpolate: func(s string, env map[string]string) string {
 			return strings.ReplaceAll(s, "${NOMAD_TASK_DIR}", env["NOMAD_TASK_DIR"])
 		},

@@ -41,10 +41,10 @@ func (m *Manager) Stop() {
 
 // update is a dependency's new state from its watcher.
 type update struct {
-	dep  Dep
-	v    *Var
-	l    []*Var
-	idx  uint64
+	dep Dep
+	v   *Var
+	l   []*Var
+	idx uint64
 }
 
 // watchLoop is the watcher's owner goroutine: it keeps one goroutine per
