@@ -12,6 +12,7 @@ import (
 
 	"github.com/nomadish/nomadish/client/allocdir"
 	"github.com/nomadish/nomadish/client/taskrunner"
+	"github.com/nomadish/nomadish/client/template"
 	"github.com/nomadish/nomadish/structs"
 )
 
@@ -41,6 +42,9 @@ type Config struct {
 	// ClientStatus, ClientDescription, TaskStates) each time a task's state
 	// changes. It is called from task runner goroutines and must not block.
 	OnUpdate func(update *structs.Allocation)
+	// Vars returns the variable reader of one task (its workload identity's
+	// paths) for its templates; nil: templates cannot read variables.
+	Vars func(allocID, task string) template.VarReader
 }
 
 // AllocRunner runs one allocation. Methods are safe from any goroutine.
@@ -119,7 +123,7 @@ func (ar *AllocRunner) addTask(task *structs.Task) error {
 	tr, err := taskrunner.New(taskrunner.Config{
 		Alloc: ar.alloc, Task: task, AllocDir: ar.dir, Driver: drv, State: ar.cfg.State,
 		Region: ar.cfg.Region, Datacenter: ar.cfg.Datacenter, Node: ar.cfg.Node, Logger: ar.cfg.Logger,
-		OnUpdate: ar.taskStateUpdated,
+		OnUpdate: ar.taskStateUpdated, Vars: ar.varsFor(task.Name),
 	})
 	if err != nil {
 		return fmt.Errorf("creating task runner %q: %w", task.Name, err)
@@ -181,4 +185,12 @@ func (ar *AllocRunner) failAll(err error) {
 		ev.Message, ev.DisplayMessage, ev.FailsTask = err.Error(), err.Error(), true
 		ar.failedTasks[name] = &structs.TaskState{State: structs.TaskStateDead, Failed: true, Events: []*structs.TaskEvent{ev}}
 	}
+}
+
+// varsFor returns the variable reader of the named task, or nil.
+func (ar *AllocRunner) varsFor(task string) template.VarReader {
+	if ar.cfg.Vars == nil {
+		return nil
+	}
+	return ar.cfg.Vars(ar.cfg.Alloc.ID, task)
 }

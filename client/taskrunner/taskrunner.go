@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/nomadish/nomadish/client/allocdir"
+	"github.com/nomadish/nomadish/client/template"
 	"github.com/nomadish/nomadish/drivers/base"
 	"github.com/nomadish/nomadish/structs"
 )
@@ -46,6 +47,9 @@ type Config struct {
 	OnUpdate func()
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+	// Vars reads the variables the task's templates may read (nomadVar);
+	// nil: templates using them fail (template_hook.go).
+	Vars template.VarReader
 }
 
 // persisted is what the state db holds per task.
@@ -68,6 +72,8 @@ type TaskRunner struct {
 	restart RestartState
 	updated *structs.Allocation          // newest alloc from Update (update.go), nil: cfg.Alloc
 	hookEnv map[string]map[string]string // per prestart hook, its env additions (hooks.go)
+
+	templates *template.Manager // built by the template hook on Run's goroutine (template_hook.go)
 
 	stats       statsTracker // latest usage sample and its collector (stats.go)
 	userRestart userRestart  // alloc restart requests to Run (restart_user.go)
