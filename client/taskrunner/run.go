@@ -21,6 +21,7 @@ func (tr *TaskRunner) Run() {
 		return
 	}
 	recovered := tr.recover()
+	tr.watchTemplatesIf(recovered) // template_hook.go
 	if !recovered {
 		tr.emit(structs.NewTaskEvent(structs.TaskSetup, tr.now()), "Building Task Directory", nil)
 	}

@@ -42,6 +42,35 @@ func templatePrestart(tr *TaskRunner) (*structs.TaskEvent, error) {
 	return nil, nil
 }
 
+// watchTemplatesIf, after Run re-attached to a running task (recovered:
+// a client restart), renders its templates again in the background
+// (writing the files whose content changed, applying no change mode: the
+// task keeps running) and then watches them as templatePrestart does.
+// Run's goroutine.
+func (tr *TaskRunner) watchTemplatesIf(recovered bool) {
+	if !recovered || len(tr.cfg.Task.Templates) == 0 || tr.templates != nil {
+		return
+	}
+	m := tr.newTemplateManager()
+	tr.templates = m
+	ctx, cancel := tr.hookContext()
+	rendered := make(chan struct{})
+	go func() {
+		defer close(rendered)
+		if err := m.Prestart(ctx); err != nil {
+			tr.logger.Warn("rendering templates after re-attaching", "error", err)
+			return
+		}
+		m.Watch()
+	}()
+	go func() {
+		<-tr.waitCh
+		cancel()
+		<-rendered
+		m.Stop()
+	}()
+}
+
 // newTemplateManager builds the task's template manager.
 func (tr *TaskRunner) newTemplateManager() *template.Manager {
 	td := tr.cfg.AllocDir.TaskDir(tr.cfg.Task.Name)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/nomadish/nomadish/client/clienttest"
+	"github.com/nomadish/nomadish/client/state"
 	"github.com/nomadish/nomadish/client/taskrunner"
 	"github.com/nomadish/nomadish/client/template/templatetest"
 	"github.com/nomadish/nomadish/structs"
@@ -167,4 +168,47 @@ func hasEvent(s *structs.TaskState, typ, msg string) bool {
 		}
 	}
 	return false
+}
+
+// TestTemplatesWatchedAfterReattach: a runner that re-attaches to a
+// running task (client restart) watches its templates again: a variable
+// change restarts the task through the new runner.
+func TestTemplatesWatchedAfterReattach(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		dir := t.TempDir()
+		db, err := state.Open(filepath.Join(dir, "client", "state.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		vars := templatetest.NewVars()
+		vars.Put("nomad/jobs/example", map[string]string{"v": "1"})
+		drv := clienttest.NewFakeDriver()
+		task := &structs.Task{Name: "web", Driver: "mock", Templates: []*structs.Template{{DestPath: "local/a", Splay: time.Nanosecond,
+			EmbeddedTmpl: `{{ with nomadVar "nomad/jobs/example" }}{{ .v }}{{ end }}`}}}
+		alloc := testAlloc(structs.JobTypeService, task, nil)
+		cfg := func(c *taskrunner.Config) { c.State, c.Vars = db, vars }
+		tr1 := newRunnerWith(t, alloc, drv, cfg, dir)
+		go tr1.Run()
+		synctest.Wait()
+		tr1.Detach()
+		<-tr1.WaitCh()
+		tr2 := newRunnerWith(t, alloc, drv, cfg, dir)
+		go tr2.Run()
+		synctest.Wait()
+		if n := len(drv.Started()); n != 1 {
+			t.Fatalf("started %d times", n)
+		}
+		vars.Put("nomad/jobs/example", map[string]string{"v": "2"})
+		time.Sleep(time.Second)
+		synctest.Wait()
+		if n := len(drv.Started()); n != 2 {
+			t.Fatalf("started %d times after the change, want a restart", n)
+		}
+		if got := readFile(t, filepath.Join(dir, alloc.ID, "web", "local", "a")); got != "2" {
+			t.Fatalf("file %q", got)
+		}
+		tr2.Kill()
+		<-tr2.WaitCh()
+	})
 }

@@ -63,6 +63,9 @@ func (m *Manager) watchLoop(ctx context.Context) {
 		}
 	}()
 	sync := func() {
+		if m.data == nil {
+			return // no variable reader: nothing to watch
+		}
 		m.mu.Lock()
 		deps := make(map[Dep]uint64, len(m.deps))
 		for d := range m.deps {
@@ -76,7 +79,7 @@ func (m *Manager) watchLoop(ctx context.Context) {
 			}
 		}
 		for d, idx := range deps {
-			if _, ok := watchers[d]; !ok && m.data != nil {
+			if _, ok := watchers[d]; !ok {
 				wctx, cancel := context.WithCancel(ctx)
 				watchers[d] = cancel
 				running++
