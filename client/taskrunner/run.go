@@ -210,7 +210,7 @@ func (tr *TaskRunner) kill(id string, ch <-chan *base.ExitResult) {
 	}
 	killed.Time = tr.now().UnixNano()
 	tr.emit(killed, "Task successfully killed", nil)
-	tr.markDead(false)
+	tr.markDead(tr.failKill.Load())
 }
 
 // onTerminated records an exit and cleans the driver's task up.

@@ -5,6 +5,7 @@ package taskrunner
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -74,6 +75,7 @@ type TaskRunner struct {
 	hookEnv map[string]map[string]string // per prestart hook, its env additions (hooks.go)
 
 	templates *template.Manager // built by the template hook on Run's goroutine (template_hook.go)
+	failKill  atomic.Bool       // set before Kill when the kill fails the task (a template failure)
 
 	stats       statsTracker // latest usage sample and its collector (stats.go)
 	userRestart userRestart  // alloc restart requests to Run (restart_user.go)

@@ -137,8 +137,11 @@ func (t templateTask) Exec(ctx context.Context, cmd []string) (int, error) {
 	return res.ExitCode, nil
 }
 
+// Kill stops the task for good and marks it failed (ev fails the task),
+// as Nomad does when a template fails.
 func (t templateTask) Kill(ev *structs.TaskEvent) {
 	t.tr.emit(ev, ev.DisplayMessage, nil)
+	t.tr.failKill.Store(true)
 	t.tr.Kill()
 }
 

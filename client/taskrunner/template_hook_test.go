@@ -212,3 +212,26 @@ func TestTemplatesWatchedAfterReattach(t *testing.T) {
 		<-tr2.WaitCh()
 	})
 }
+
+// TestTemplateFailureFailsTask: a template that stops rendering after a
+// change (error_on_missing_key) kills the task and marks it failed.
+func TestTemplateFailureFailsTask(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		vars := templatetest.NewVars()
+		vars.Put("nomad/jobs/example", map[string]string{"v": "1"})
+		tr, _, _ := templateRunner(t, vars, &structs.Template{DestPath: "local/a", ErrMissingKey: true,
+			EmbeddedTmpl: `{{ with nomadVar "nomad/jobs/example" }}{{ .v }}{{ end }}`})
+		go tr.Run()
+		synctest.Wait()
+		vars.Put("nomad/jobs/example", map[string]string{"w": "2"})
+		<-tr.WaitCh()
+		s := tr.State()
+		if s.State != structs.TaskStateDead || !s.Failed {
+			t.Fatalf("state %s failed=%v", s.State, s.Failed)
+		}
+		ev := eventOf(s, "Task hook failed")
+		if ev == nil || !ev.FailsTask || !strings.HasPrefix(ev.DisplayMessage, "Template failed: rendering template \"local/a\"") {
+			t.Fatalf("events %s: %+v", eventTypes(s), ev)
+		}
+	})
+}
