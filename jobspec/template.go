@@ -87,7 +87,7 @@ func (p *parser) checkTemplate(b *hclsyntax.Block, t *structs.Template) {
 	if a := at("splay"); a != nil && t.Splay < 0 {
 		p.errorf(a.Expr.Range(), "Invalid splay", "splay can't be negative.")
 	}
-	if a := at("data"); a != nil && !strings.Contains(t.EmbeddedTmpl, "${") {
+	if a := at("data"); a != nil {
 		p.checkTemplateSyntax(a, t)
 	}
 }

@@ -280,5 +280,10 @@ var pureFuncs = template.FuncMap{
 		return string(b), err
 	},
 	"sprig_nospace": func(s string) string { return strings.Join(strings.Fields(s), "") },
-	"sprig_repeat":  func(n int, s string) string { return strings.Repeat(s, max(n, 0)) },
+	"sprig_repeat": func(n int, s string) (string, error) {
+		if n > 0 && len(s) > 0 && n > MaxRenderedBytes/len(s) {
+			return "", fmt.Errorf("sprig_repeat: %d copies of %d bytes is over the limit of %d bytes", n, len(s), MaxRenderedBytes)
+		}
+		return strings.Repeat(s, max(n, 0)), nil
+	},
 }

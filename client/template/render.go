@@ -98,7 +98,7 @@ func Render(t *structs.Template, text string, in Input) (*Result, error) {
 		return nil, fmt.Errorf("parsing template %q: %w", t.DestPath, trimErr(err))
 	}
 	var buf bytes.Buffer
-	if err := tmpl.Execute(&buf, nil); err != nil {
+	if err := tmpl.Execute(&limitedWriter{buf: &buf}, nil); err != nil {
 		return nil, fmt.Errorf("rendering template %q: %w", t.DestPath, trimErr(err))
 	}
 	res := &Result{Out: buf.Bytes(), Unfetched: rc.unfetched, Blocked: rc.blocked}
@@ -109,6 +109,20 @@ func Render(t *structs.Template, text string, in Input) (*Result, error) {
 	sortDeps(res.Unfetched)
 	sortDeps(res.Blocked)
 	return res, nil
+}
+
+// MaxRenderedBytes bounds one template's output: a loop cannot fill the
+// client's memory or disk.
+const MaxRenderedBytes = 16 << 20
+
+// limitedWriter fails a write that would take buf past MaxRenderedBytes.
+type limitedWriter struct{ buf *bytes.Buffer }
+
+func (w *limitedWriter) Write(p []byte) (int, error) {
+	if w.buf.Len()+len(p) > MaxRenderedBytes {
+		return 0, fmt.Errorf("output over the limit of %d bytes", MaxRenderedBytes)
+	}
+	return w.buf.Write(p)
 }
 
 // trimErr drops text/template's "template: " prefix.

@@ -130,6 +130,8 @@ func TestRenderErrors(t *testing.T) {
 		{`{{ mustEnv "NOPE" }}`, `environment variable "NOPE" is not set`, nil},
 		{`{{ nope }}`, `function "nope" not defined`, nil},
 		{`{{ loop 100000000 }}`, "over the limit", nil},
+		{`{{ sprig_repeat 100000000 "xxxxxxxx" }}`, "over the limit", nil},
+		{`{{ range loop 65536 }}{{ sprig_repeat 1000 "x" }}{{ end }}`, "output over the limit of 16777216 bytes", nil},
 	} {
 		_, err := Render(&structs.Template{DestPath: "o"}, tc.src, in)
 		if err == nil || !strings.Contains(err.Error(), tc.want) || (tc.is != nil && !errors.Is(err, tc.is)) {
