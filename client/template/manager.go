@@ -124,6 +124,7 @@ func (m *Manager) Prestart(ctx context.Context) error {
 			return err
 		}
 		if len(blocked) == 0 {
+			m.clearMissing()
 			_, err := m.write(rs, true)
 			return err
 		}
@@ -270,6 +271,14 @@ func (m *Manager) noteMissing(blocked []Dep) {
 	}
 	m.cfg.Logger.Info("template waiting for variables", "missing", msg)
 	m.cfg.Task.Event(m.event(EventHookMessage, msg))
+}
+
+// clearMissing forgets the last "Missing" message: the next missing set
+// is reported even if it is the same.
+func (m *Manager) clearMissing() {
+	m.mu.Lock()
+	m.missing = ""
+	m.mu.Unlock()
 }
 
 func (m *Manager) event(typ, msg string) *structs.TaskEvent {

@@ -355,3 +355,33 @@ func TestStopEndsEveryGoroutine(t *testing.T) {
 		m.Stop() // idempotent
 	})
 }
+
+// TestWatchDeletedVariableKeepsFile: a variable deleted while the task
+// runs keeps the last rendering (event "Missing: ..."), and its return
+// re-renders and applies the change mode.
+func TestWatchDeletedVariableKeepsFile(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		fx, m := newFixture(t, &structs.Template{DestPath: "local/a", ChangeMode: "signal", ChangeSignal: "SIGHUP", Splay: time.Nanosecond,
+			EmbeddedTmpl: `{{ with nomadVar "nomad/jobs/web" }}{{ .v }}{{ end }}`})
+		fx.vars.Put("nomad/jobs/web", map[string]string{"v": "1"})
+		if err := m.Prestart(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		m.Watch()
+		fx.vars.Delete("nomad/jobs/web")
+		synctest.Wait()
+		if got := fx.read(t, "local/a"); got != "1" || fx.task.Calls() != "" {
+			t.Fatalf("after delete: file %q calls %q", got, fx.task.Calls())
+		}
+		if got := fx.task.Messages(); got != "Missing: nomadVar.block(nomad/jobs/web@default.global)" {
+			t.Fatalf("events %q", got)
+		}
+		fx.vars.Put("nomad/jobs/web", map[string]string{"v": "3"})
+		time.Sleep(time.Second)
+		synctest.Wait()
+		if got := fx.read(t, "local/a"); got != "3" || fx.task.Calls() != "signal SIGHUP" {
+			t.Fatalf("after put: file %q calls %q", got, fx.task.Calls())
+		}
+		m.Stop()
+	})
+}

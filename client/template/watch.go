@@ -184,6 +184,8 @@ func (m *Manager) rerender(ctx context.Context) {
 	rs, blocked, err := m.renderAll(ctx)
 	if err == nil && len(blocked) > 0 {
 		m.noteMissing(blocked)
+	} else if err == nil {
+		m.clearMissing()
 	}
 	var changed []*structs.Template
 	if err == nil {
