@@ -66,8 +66,10 @@ func TestTemplatesInJob(t *testing.T) {
 	next.TaskGroups[0].Tasks[0].Templates[0].EmbeddedTmpl = "changed"
 	uid2 := 11
 	next.TaskGroups[0].Tasks[0].Templates[0].Uid = &uid2
+	lo := time.Second
+	next.TaskGroups[0].Tasks[0].Templates[1].Wait = &WaitConfig{Min: &lo}
 	d := job.Diff(next)
-	if d == nil || d.Type != "Edited" || !strings.Contains(fmtDiff(d), "changed") {
+	if d == nil || d.Type != "Edited" || !strings.Contains(fmtDiff(d), "changed") || !strings.Contains(fmtDiff(d), "1000000000") {
 		t.Fatalf("diff %s", fmtDiff(d))
 	}
 }
