@@ -12,7 +12,7 @@ var (
 			"scaling", "service", "vault"),
 		"task": set("action", "consul", "csi_plugin",
 			"dispatch_payload", "identity", "lifecycle", "restart", "scaling", "schedule", "secret",
-			"service", "template", "vault"),
+			"service", "vault"),
 		"resources": set("device", "network"),
 	}
 	ignoredAttrs = map[string]map[string]bool{

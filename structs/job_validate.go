@@ -96,6 +96,9 @@ func (t *Task) Canonicalize() {
 			a.Canonicalize()
 		}
 	}
+	for _, tmpl := range t.Templates {
+		tmpl.Canonicalize()
+	}
 }
 
 // Validate checks a canonicalized job. The error lists every problem found,
@@ -185,6 +188,7 @@ func (tg *TaskGroup) validate(errs *MultiError) {
 				errs.Add(fmt.Errorf("group %q: task %q: %w", tg.Name, t.Name, err))
 			}
 		}
+		t.validateTemplates(fmt.Sprintf("group %q: task %q", tg.Name, t.Name), errs)
 	}
 }
 
