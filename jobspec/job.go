@@ -44,6 +44,7 @@ func (p *parser) decodeJob(b *hclsyntax.Block) *structs.Job {
 	})
 	p.fillUpdate(job)
 	fillRestartDefaults(job, p.restartSet)
+	fillTaskRestart(job, p.restartSet) // lifecycle.go
 	p.fillReschedule(job, jobResched, groupResched)
 	return job
 }
@@ -56,10 +57,11 @@ func (p *parser) decodeGroup(b *hclsyntax.Block) (*structs.TaskGroup, *reschedul
 	}
 	tg := &structs.TaskGroup{Name: b.Labels[0]}
 	var resched *rescheduleBlock
-	var maxDisconnect time.Duration
+	var maxDisconnect, shutdownDelay time.Duration
 	p.decodeBody(b.Body, bodySpec{
 		where: "group",
-		attrs: map[string]any{"count": &tg.Count, "meta": &tg.Meta, "max_client_disconnect": &maxDisconnect},
+		attrs: map[string]any{"count": &tg.Count, "meta": &tg.Meta, "max_client_disconnect": &maxDisconnect,
+			"shutdown_delay": &shutdownDelay},
 		blocks: blockFuncs{
 			"disconnect": func(b *hclsyntax.Block) { tg.Disconnect = p.decodeDisconnect(b) },
 			"meta":       func(b *hclsyntax.Block) { p.stringMapBlock(b, &tg.Meta) },
@@ -89,6 +91,7 @@ func (p *parser) decodeGroup(b *hclsyntax.Block) (*structs.TaskGroup, *reschedul
 		multi: map[string]bool{"task": true, "affinity": true, "spread": true, "constraint": true},
 	})
 	p.setMaxClientDisconnect(b, tg, maxDisconnect)
+	tg.ShutdownDelay = p.checkShutdownDelay(b.Body, shutdownDelay) // lifecycle.go
 	return tg, resched
 }
 
@@ -116,6 +119,7 @@ func (p *parser) decodeTask(b *hclsyntax.Block) *structs.Task {
 		attrs: map[string]any{
 			"driver": &t.Driver, "user": &t.User, "kill_timeout": &t.KillTimeout,
 			"kill_signal": &t.KillSignal, "leader": &t.Leader, "env": &t.Env, "meta": &t.Meta,
+			"shutdown_delay": &t.ShutdownDelay,
 		},
 		blocks: blockFuncs{
 			"config": func(b *hclsyntax.Block) {
@@ -134,10 +138,13 @@ func (p *parser) decodeTask(b *hclsyntax.Block) *structs.Task {
 			"resources": func(b *hclsyntax.Block) {
 				t.Resources = p.decodeResources(b)
 			},
-			"logs": func(b *hclsyntax.Block) { t.LogConfig = p.decodeLogs(b) },
+			"logs":      func(b *hclsyntax.Block) { t.LogConfig = p.decodeLogs(b) },
+			"lifecycle": func(b *hclsyntax.Block) { t.Lifecycle = p.decodeLifecycle(b) },       // lifecycle.go
+			"restart":   func(b *hclsyntax.Block) { t.RestartPolicy = p.decodeTaskRestart(b) }, // lifecycle.go
 		},
 		multi: map[string]bool{"affinity": true, "constraint": true},
 	})
+	p.checkShutdownDelay(b.Body, t.ShutdownDelay)
 	p.checkDriver(b, t, configBroken) // driver_config.go
 	return t
 }

@@ -92,6 +92,7 @@ type TaskGroup struct {
 	// (disconnect.go).
 	MaxClientDisconnect *time.Duration
 	Disconnect          *DisconnectStrategy
+	ShutdownDelay       *time.Duration // wait after a stop before killing the tasks (lifecycle.go)
 }
 
 // Task is one process, container or VM run by a driver.
@@ -109,6 +110,10 @@ type Task struct {
 	LogConfig   *LogConfig // nil: the client's defaults (DefaultLogMaxFiles x DefaultLogMaxFileSizeMB)
 	Constraints []*Constraint
 	Affinities  []*Affinity
+	// Lifecycle, RestartPolicy (over the group's) and ShutdownDelay: lifecycle.go.
+	Lifecycle     *TaskLifecycleConfig
+	RestartPolicy *RestartPolicy
+	ShutdownDelay time.Duration
 }
 
 // Restart policy modes.

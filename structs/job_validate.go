@@ -77,6 +77,7 @@ func (tg *TaskGroup) canonicalize(j *Job) {
 	tg.canonicalizeMigrate(j)
 	tg.canonicalizeUpdate(j)
 	for _, t := range tg.Tasks {
+		t.canonicalizeRestart(tg) // lifecycle.go
 		t.Canonicalize()
 	}
 }
@@ -155,6 +156,7 @@ func (tg *TaskGroup) validate(errs *MultiError) {
 	tg.validateUpdate(errs)
 	tg.validateNetworks(errs)
 	tg.validateDisconnect(errs)
+	tg.validateLifecycle(errs) // lifecycle.go
 	seen := map[string]bool{}
 	for i, t := range tg.Tasks {
 		if t.Name == "" {
