@@ -65,6 +65,13 @@ type AllocRunner struct {
 	healthFor string
 	health    *structs.AllocDeploymentStatus
 	healthCh  chan struct{} // cap 1: a task state changed
+
+	gates    *gates          // lifecycle start gates (lifecycle_hooks.go)
+	lcKilled map[string]bool // tasks killed by the lifecycle rules; guarded by mu
+	stopOnce sync.Once       // the desired stop runs once (lifecycle_hooks.go)
+	killOnce sync.Once
+	killCh   chan struct{} // closed by Kill: cuts a shutdown delay short
+	started  bool          // Run started the task runners; guarded by mu
 }
 
 // New returns an alloc runner; it restores its tasks' states from cfg.State
@@ -82,6 +89,9 @@ func New(cfg Config) (*AllocRunner, error) {
 		failedTasks: map[string]*structs.TaskState{},
 		waitCh:      make(chan struct{}),
 		healthCh:    make(chan struct{}, 1),
+		gates:       newGates(),
+		lcKilled:    map[string]bool{},
+		killCh:      make(chan struct{}),
 	}
 	tg := ar.group()
 	if tg == nil {
@@ -119,7 +129,7 @@ func (ar *AllocRunner) addTask(task *structs.Task) error {
 	tr, err := taskrunner.New(taskrunner.Config{
 		Alloc: ar.alloc, Task: task, AllocDir: ar.dir, Driver: drv, State: ar.cfg.State,
 		Region: ar.cfg.Region, Datacenter: ar.cfg.Datacenter, Node: ar.cfg.Node, Logger: ar.cfg.Logger,
-		OnUpdate: ar.taskStateUpdated,
+		OnUpdate: ar.taskStateUpdated, StartGate: ar.gates.gateFor(task),
 	})
 	if err != nil {
 		return fmt.Errorf("creating task runner %q: %w", task.Name, err)
@@ -154,7 +164,9 @@ func (ar *AllocRunner) run() {
 		runners = append(runners, tr)
 	}
 	killNow := len(ar.failedTasks) > 0 || ar.alloc.TerminalStatus()
+	ar.started = true
 	ar.mu.Unlock()
+	ar.advanceLifecycle() // restored states may open gates (a client restart)
 	for _, tr := range runners {
 		if killNow {
 			tr.Kill()

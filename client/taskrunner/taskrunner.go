@@ -46,6 +46,9 @@ type Config struct {
 	OnUpdate func()
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+	// StartGate, when set, holds the task's first start back until its
+	// lifecycle phase is due (lifecycle.go).
+	StartGate *StartGate
 }
 
 // persisted is what the state db holds per task.
