@@ -2,16 +2,15 @@ package allocrunner_test
 
 import (
 	"path/filepath"
-
-	"github.com/nomadish/nomadish/client/allocrunner"
-	"github.com/nomadish/nomadish/client/state"
-	"github.com/nomadish/nomadish/client/taskrunner"
 	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
 
+	"github.com/nomadish/nomadish/client/allocrunner"
 	"github.com/nomadish/nomadish/client/clienttest"
+	"github.com/nomadish/nomadish/client/state"
+	"github.com/nomadish/nomadish/client/taskrunner"
 	"github.com/nomadish/nomadish/structs"
 )
 
