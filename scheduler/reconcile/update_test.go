@@ -32,7 +32,9 @@ func TestClassifyUpdate(t *testing.T) {
 		{"task env", func(j *structs.Job) { j.TaskGroups[0].Tasks[0].Env = map[string]string{"A": "1"} }, updateDestructive},
 		{"task driver", func(j *structs.Job) { j.TaskGroups[0].Tasks[0].Driver = "exec" }, updateDestructive},
 		{"task user", func(j *structs.Job) { j.TaskGroups[0].Tasks[0].User = "nobody" }, updateDestructive},
-		{"task lifecycle", func(j *structs.Job) { j.TaskGroups[0].Tasks[0].Lifecycle = &structs.TaskLifecycleConfig{Hook: "prestart"} }, updateDestructive},
+		{"task lifecycle", func(j *structs.Job) {
+			j.TaskGroups[0].Tasks[0].Lifecycle = &structs.TaskLifecycleConfig{Hook: "prestart"}
+		}, updateDestructive},
 		{"task memory (fit checked by InPlaceFits)", func(j *structs.Job) { j.TaskGroups[0].Tasks[0].Resources.MemoryMB = 999 }, updateInPlace},
 		{"task cpu", func(j *structs.Job) { j.TaskGroups[0].Tasks[0].Resources.CPU = 999 }, updateInPlace},
 		{"task memory_max", func(j *structs.Job) { j.TaskGroups[0].Tasks[0].Resources.MemoryMaxMB = 2048 }, updateInPlace},
