@@ -7,25 +7,18 @@ import (
 	"github.com/nomadish/nomadish/structs"
 )
 
-// combinedMeta returns the job's, the group's and the task's meta merged,
-// the task's winning over the group's over the job's (Nomad's
-// Job.CombinedTaskMeta). The caller owns the map.
+// combinedMeta is the meta task sees: the job's, group's and task's
+// merged (structs.Job.CombinedTaskMeta), the task's own when the
+// allocation carries no job.
 func combinedMeta(alloc *structs.Allocation, task *structs.Task) map[string]string {
-	out := map[string]string{}
-	if j := alloc.Job; j != nil {
-		for k, v := range j.Meta {
+	if alloc.Job == nil {
+		out := map[string]string{}
+		for k, v := range task.Meta {
 			out[k] = v
 		}
-		if tg := j.LookupTaskGroup(alloc.TaskGroup); tg != nil {
-			for k, v := range tg.Meta {
-				out[k] = v
-			}
-		}
+		return out
 	}
-	for k, v := range task.Meta {
-		out[k] = v
-	}
-	return out
+	return alloc.Job.CombinedTaskMeta(alloc.TaskGroup, task.Name)
 }
 
 // metaEnv adds NOMAD_META_<key> for every key of the merged meta, twice as

@@ -43,9 +43,9 @@ func TestClassifyUpdate(t *testing.T) {
 		}, updateDestructive},
 		{"task disk", func(j *structs.Job) { j.TaskGroups[0].Tasks[0].Resources.DiskMB = 50 }, updateDestructive},
 		{"group ephemeral disk", func(j *structs.Job) { j.TaskGroups[0].EphemeralDisk = &structs.EphemeralDisk{SizeMB: 500} }, updateDestructive},
-		{"job meta (tasks do not see it)", func(j *structs.Job) { j.Meta = map[string]string{"a": "b"} }, updateInPlace},
-		{"group meta", func(j *structs.Job) { j.TaskGroups[0].Meta = map[string]string{"a": "b"} }, updateInPlace},
-		{"task meta", func(j *structs.Job) { j.TaskGroups[0].Tasks[0].Meta = map[string]string{"a": "b"} }, updateInPlace},
+		{"job meta (NOMAD_META_*)", func(j *structs.Job) { j.Meta = map[string]string{"a": "b"} }, updateDestructive},
+		{"group meta", func(j *structs.Job) { j.TaskGroups[0].Meta = map[string]string{"a": "b"} }, updateDestructive},
+		{"task meta", func(j *structs.Job) { j.TaskGroups[0].Tasks[0].Meta = map[string]string{"a": "b"} }, updateDestructive},
 		{"network ports (chosen at placement)", func(j *structs.Job) {
 			j.TaskGroups[0].Networks = []*structs.NetworkResource{{DynamicPorts: []structs.Port{{Label: "http"}}}}
 		}, updateDestructive},
