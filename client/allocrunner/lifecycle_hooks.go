@@ -139,7 +139,7 @@ func (g *gates) open(ph phases) {
 // event. Called from task runner goroutines after a state change and by
 // run.
 func (ar *AllocRunner) advanceLifecycle() {
-	tg := ar.group()
+	tg := ar.currentGroup()
 	if tg == nil {
 		return
 	}
@@ -178,7 +178,7 @@ func (ar *AllocRunner) killLive(kd killDecision, match func(*structs.Task) bool)
 // tasks and waits for them, then every task but the poststop ones, which
 // run once the rest is dead. Kill or Destroy meanwhile cut it short.
 func (ar *AllocRunner) stop() {
-	tg := ar.group()
+	tg := ar.currentGroup()
 	if d := tg.GroupShutdownDelay(); d > 0 {
 		ar.eachLive(func(tr *taskrunner.TaskRunner) {
 			if tr.Task().IsMain() {
@@ -226,4 +226,39 @@ func (ar *AllocRunner) eachRunner(f func(*taskrunner.TaskRunner)) {
 	for _, tr := range runners {
 		f(tr)
 	}
+}
+
+// healthStates returns the task states a deployment's health is judged
+// on, and how many tasks that is (as Nomad's health tracker): poststop
+// tasks are left out (they stay pending until the end), and so are
+// prestart and poststart tasks that are not sidecars once they exited 0.
+// The caller owns the map.
+func healthStates(tg *structs.TaskGroup, states map[string]*structs.TaskState) (map[string]*structs.TaskState, int) {
+	if tg == nil {
+		return states, len(states)
+	}
+	out := make(map[string]*structs.TaskState, len(states))
+	n := 0
+	for _, t := range tg.Tasks {
+		s := states[t.Name]
+		done := s != nil && s.State == structs.TaskStateDead && !s.Failed
+		switch {
+		case t.IsHook(structs.TaskLifecycleHookPoststop):
+			continue
+		case t.Lifecycle != nil && !t.IsSidecar() && done:
+			continue
+		}
+		n++
+		if s != nil {
+			out[t.Name] = s
+		}
+	}
+	return out, n
+}
+
+// currentGroup is group() for callers that do not hold mu.
+func (ar *AllocRunner) currentGroup() *structs.TaskGroup {
+	ar.mu.Lock()
+	defer ar.mu.Unlock()
+	return ar.group()
 }
