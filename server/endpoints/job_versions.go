@@ -295,7 +295,8 @@ func annotateGroup(tg *structs.TaskGroupDiff, u *structs.DesiredUpdates) {
 }
 
 // annotateTask says what a task's change forces, as Nomad does: a kill
-// timeout, kill signal, log config or constraint change is done in place,
+// timeout, kill signal, shutdown delay, restart policy, log config or
+// constraint change is done in place,
 // any other change (meta too: the task sees it as NOMAD_META_*) replaces
 // the allocation.
 func annotateTask(t *structs.TaskDiff) {
@@ -311,12 +312,12 @@ func annotateTask(t *structs.TaskDiff) {
 	}
 	destructive := false
 	for _, f := range t.Fields {
-		if f.Name != "KillTimeout" && f.Name != "KillSignal" { // meta is NOMAD_META_*: destructive
+		if f.Name != "KillTimeout" && f.Name != "KillSignal" && f.Name != "ShutdownDelay" { // meta is NOMAD_META_*: destructive
 			destructive = true
 		}
 	}
 	for _, o := range t.Objects {
-		if o.Name != "LogConfig" && o.Name != "Constraint" && o.Name != "Affinity" {
+		if o.Name != "LogConfig" && o.Name != "Constraint" && o.Name != "Affinity" && o.Name != "RestartPolicy" {
 			destructive = true
 		}
 	}
