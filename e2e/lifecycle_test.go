@@ -95,6 +95,10 @@ func TestLifecyclePrestartPoststopEnv(t *testing.T) {
 	}
 	checkLifecycleEnv(t, allocID, cat("alloc/main-env.txt"))
 	checkLifecycleAPI(t, id, allocID)
+	if r := nomadish(t, "alloc", "status", allocID); r.code != 0 || !strings.Contains(r.out, `Task "init" (prestart) is "dead"`) ||
+		!strings.Contains(r.out, `Task "cleanup" (poststop) is "pending"`) || !strings.Contains(r.out, "Waiting for the other tasks to stop") {
+		t.Errorf("alloc status: %v", r)
+	}
 
 	if r := nomadish(t, "job", "stop", "-detach", id); r.code != 0 {
 		t.Fatalf("job stop: %v", r)
