@@ -163,7 +163,10 @@ func (ar *AllocRunner) run() {
 	for _, tr := range ar.tasks {
 		runners = append(runners, tr)
 	}
-	killNow := len(ar.failedTasks) > 0 || ar.alloc.TerminalStatus()
+	// A stop that came while the client was down stops in lifecycle order
+	// (poststop tasks run); an allocation that never ran starts nothing.
+	stopNow := ar.alloc.TerminalStatus() && anyStarted(runners)
+	killNow := len(ar.failedTasks) > 0 || (ar.alloc.TerminalStatus() && !stopNow)
 	ar.started = true
 	ar.mu.Unlock()
 	ar.advanceLifecycle() // restored states may open gates (a client restart)
@@ -172,6 +175,9 @@ func (ar *AllocRunner) run() {
 			tr.Kill()
 		}
 		go tr.Run()
+	}
+	if stopNow && !killNow {
+		ar.stopOnce.Do(func() { go ar.stop() }) // lifecycle_hooks.go
 	}
 	go func() {
 		for _, tr := range runners {

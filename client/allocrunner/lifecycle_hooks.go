@@ -262,3 +262,14 @@ func (ar *AllocRunner) currentGroup() *structs.TaskGroup {
 	defer ar.mu.Unlock()
 	return ar.group()
 }
+
+// anyStarted reports whether a task of runners ever started (a restored
+// allocation).
+func anyStarted(runners []*taskrunner.TaskRunner) bool {
+	for _, tr := range runners {
+		if !tr.State().StartedAt.IsZero() {
+			return true
+		}
+	}
+	return false
+}

@@ -291,3 +291,42 @@ func TestLifecycleReattachSkipsCompletedPrestart(t *testing.T) {
 		}
 	})
 }
+
+// A stop that reached a restarted client (the client was down when the
+// job was stopped) still stops in order: the poststop task runs.
+func TestLifecycleStopWhileClientDownRunsPoststop(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		dir := t.TempDir()
+		db, err := state.Open(filepath.Join(dir, "state.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		alloc := newAlloc(structs.JobTypeService,
+			&structs.Task{Name: "main", Driver: "mock"},
+			&structs.Task{Name: "cleanup", Driver: "mock", Lifecycle: lc("poststop", false), Config: map[string]any{"run_for": "1s"}},
+		)
+		drv := clienttest.NewFakeDriver()
+		cfg := allocrunner.Config{Alloc: alloc, AllocRoot: dir, State: db,
+			Drivers: func(string) (taskrunner.Driver, error) { return drv, nil }}
+		ar1, err := allocrunner.New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ar1.Run()
+		synctest.Wait()
+		ar1.Shutdown()
+		stopped := *alloc
+		stopped.DesiredStatus = structs.AllocDesiredStatusStop
+		cfg.Alloc = &stopped
+		ar2, err := allocrunner.New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ar2.Run()
+		<-ar2.WaitCh()
+		if got := strings.Join(order(drv), ","); got != "start main,stop main,start cleanup" {
+			t.Fatalf("calls %s", got)
+		}
+	})
+}
