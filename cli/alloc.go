@@ -112,7 +112,7 @@ func printTaskState(m *Meta, a *structs.Allocation, name string, usage *structs.
 	if ts != nil && ts.State != "" {
 		state = ts.State
 	}
-	fmt.Fprintf(m.Out, "\nTask %q is %q\n", name, state)
+	fmt.Fprintf(m.Out, "\nTask %q%s is %q\n", name, lifecycleLabel(a, name), state)
 	if a.AllocatedResources != nil && a.AllocatedResources.Tasks[name] != nil {
 		r := a.AllocatedResources.Tasks[name]
 		fmt.Fprintln(m.Out, "Task Resources:")
@@ -187,4 +187,24 @@ func orDefault(s, def string) string {
 		return def
 	}
 	return s
+}
+
+// lifecycleLabel is " (prestart)", " (poststart sidecar)"... for a
+// lifecycle task, as Nomad's alloc status shows it; "" for a main task.
+func lifecycleLabel(a *structs.Allocation, task string) string {
+	if a.Job == nil {
+		return ""
+	}
+	tg := a.Job.LookupTaskGroup(a.TaskGroup)
+	if tg == nil {
+		return ""
+	}
+	t := tg.LookupTask(task)
+	if t == nil || t.Lifecycle == nil {
+		return ""
+	}
+	if t.Lifecycle.Sidecar {
+		return " (" + t.Lifecycle.Hook + " sidecar)"
+	}
+	return " (" + t.Lifecycle.Hook + ")"
 }

@@ -44,6 +44,7 @@ func (p *parser) decodeJob(b *hclsyntax.Block) *structs.Job {
 	})
 	p.fillUpdate(job)
 	fillRestartDefaults(job, p.restartSet)
+	fillTaskRestart(job, p.restartSet) // lifecycle.go
 	p.fillReschedule(job, jobResched, groupResched)
 	return job
 }
@@ -56,10 +57,11 @@ func (p *parser) decodeGroup(b *hclsyntax.Block) (*structs.TaskGroup, *reschedul
 	}
 	tg := &structs.TaskGroup{Name: b.Labels[0]}
 	var resched *rescheduleBlock
-	var maxDisconnect time.Duration
+	var maxDisconnect, shutdownDelay time.Duration
 	p.decodeBody(b.Body, bodySpec{
 		where: "group",
-		attrs: map[string]any{"count": &tg.Count, "meta": &tg.Meta, "max_client_disconnect": &maxDisconnect},
+		attrs: map[string]any{"count": &tg.Count, "meta": &tg.Meta, "max_client_disconnect": &maxDisconnect,
+			"shutdown_delay": &shutdownDelay},
 		blocks: blockFuncs{
 			"disconnect": func(b *hclsyntax.Block) { tg.Disconnect = p.decodeDisconnect(b) },
 			"meta":       func(b *hclsyntax.Block) { p.stringMapBlock(b, &tg.Meta) },
@@ -91,6 +93,7 @@ func (p *parser) decodeGroup(b *hclsyntax.Block) (*structs.TaskGroup, *reschedul
 	})
 	p.checkVolumeMounts(b, tg)
 	p.setMaxClientDisconnect(b, tg, maxDisconnect)
+	tg.ShutdownDelay = p.checkShutdownDelay(b.Body, shutdownDelay) // lifecycle.go
 	return tg, resched
 }
 
@@ -118,6 +121,7 @@ func (p *parser) decodeTask(b *hclsyntax.Block) *structs.Task {
 		attrs: map[string]any{
 			"driver": &t.Driver, "user": &t.User, "kill_timeout": &t.KillTimeout,
 			"kill_signal": &t.KillSignal, "leader": &t.Leader, "env": &t.Env, "meta": &t.Meta,
+			"shutdown_delay": &t.ShutdownDelay,
 		},
 		blocks: blockFuncs{
 			"config": func(b *hclsyntax.Block) {
@@ -143,10 +147,13 @@ func (p *parser) decodeTask(b *hclsyntax.Block) *structs.Task {
 			"volume_mount": func(b *hclsyntax.Block) {
 				t.VolumeMounts = appendNonNil(t.VolumeMounts, p.decodeVolumeMount(b))
 			},
-			"template": func(b *hclsyntax.Block) { t.Templates = appendNonNil(t.Templates, p.decodeTemplate(b)) },
+			"template":  func(b *hclsyntax.Block) { t.Templates = appendNonNil(t.Templates, p.decodeTemplate(b)) },
+			"lifecycle": func(b *hclsyntax.Block) { t.Lifecycle = p.decodeLifecycle(b) },       // lifecycle.go
+			"restart":   func(b *hclsyntax.Block) { t.RestartPolicy = p.decodeTaskRestart(b) }, // lifecycle.go
 		},
 		multi: map[string]bool{"affinity": true, "constraint": true, "artifact": true, "volume_mount": true, "template": true},
 	})
+	p.checkShutdownDelay(b.Body, t.ShutdownDelay)
 	p.checkDriver(b, t, configBroken) // driver_config.go
 	return t
 }

@@ -11,15 +11,15 @@ var (
 		"group": set("consul",
 			"scaling", "service", "vault"),
 		"task": set("action", "consul", "csi_plugin",
-			"dispatch_payload", "identity", "lifecycle", "restart", "scaling", "schedule", "secret",
+			"dispatch_payload", "identity", "scaling", "schedule", "secret",
 			"service", "vault"),
 		"resources": set("device", "network"),
 	}
 	ignoredAttrs = map[string]map[string]bool{
 		"job": set("consul_namespace", "consul_token", "vault_namespace", "vault_token"),
-		"group": set("prevent_reschedule_on_lost", "shutdown_delay",
+		"group": set("prevent_reschedule_on_lost",
 			"stop_after_client_disconnect"),
-		"task":      set("kind", "shutdown_delay"),
+		"task":      set("kind"),
 		"resources": set("iops", "secrets"),
 	}
 )

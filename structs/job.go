@@ -93,6 +93,7 @@ type TaskGroup struct {
 	MaxClientDisconnect *time.Duration
 	Disconnect          *DisconnectStrategy
 	Volumes             map[string]*VolumeRequest // volumes.go
+	ShutdownDelay       *time.Duration            // wait after a stop before killing the tasks (lifecycle.go)
 }
 
 // Task is one process, container or VM run by a driver.
@@ -114,6 +115,10 @@ type Task struct {
 	Templates   []*Template     // template blocks, rendered by the client before start (template.go)
 
 	VolumeMounts []*VolumeMount // volumes.go
+	// Lifecycle, RestartPolicy (over the group's) and ShutdownDelay: lifecycle.go.
+	Lifecycle     *TaskLifecycleConfig
+	RestartPolicy *RestartPolicy
+	ShutdownDelay time.Duration
 }
 
 // Restart policy modes.

@@ -78,6 +78,7 @@ func (tg *TaskGroup) canonicalize(j *Job) {
 	tg.canonicalizeVolumes()
 	tg.canonicalizeUpdate(j)
 	for _, t := range tg.Tasks {
+		t.canonicalizeRestart(tg) // lifecycle.go
 		t.Canonicalize()
 	}
 }
@@ -165,6 +166,7 @@ func (tg *TaskGroup) validate(errs *MultiError) {
 	tg.validateNetworks(errs)
 	tg.validateDisconnect(errs)
 	tg.validateVolumes(errs)
+	tg.validateLifecycle(errs) // lifecycle.go
 	seen := map[string]bool{}
 	for i, t := range tg.Tasks {
 		if t.Name == "" {

@@ -79,7 +79,13 @@ type AllocRunner struct {
 	health    *structs.AllocDeploymentStatus
 	healthCh  chan struct{} // cap 1: a task state changed
 
-	prevMoved bool // sticky.go: the previous alloc's data was taken; run's goroutine only
+	prevMoved bool            // sticky.go: the previous alloc's data was taken; run's goroutine only
+	gates     *gates          // lifecycle start gates (lifecycle_hooks.go)
+	lcKilled  map[string]bool // tasks killed by the lifecycle rules; guarded by mu
+	stopOnce  sync.Once       // the desired stop runs once (lifecycle_hooks.go)
+	killOnce  sync.Once
+	killCh    chan struct{} // closed by Kill: cuts a shutdown delay short
+	started   bool          // Run started the task runners; guarded by mu
 }
 
 // New returns an alloc runner; it restores its tasks' states from cfg.State
@@ -97,6 +103,9 @@ func New(cfg Config) (*AllocRunner, error) {
 		failedTasks: map[string]*structs.TaskState{},
 		waitCh:      make(chan struct{}),
 		healthCh:    make(chan struct{}, 1),
+		gates:       newGates(),
+		lcKilled:    map[string]bool{},
+		killCh:      make(chan struct{}),
 	}
 	tg := ar.group()
 	if tg == nil {
@@ -134,7 +143,7 @@ func (ar *AllocRunner) addTask(task *structs.Task) error {
 	tr, err := taskrunner.New(taskrunner.Config{
 		Alloc: ar.alloc, Task: task, AllocDir: ar.dir, Driver: drv, State: ar.cfg.State,
 		Region: ar.cfg.Region, Datacenter: ar.cfg.Datacenter, Node: ar.cfg.Node, Logger: ar.cfg.Logger,
-		OnUpdate: ar.taskStateUpdated, Vars: ar.varsFor(task.Name),
+		OnUpdate: ar.taskStateUpdated, StartGate: ar.gates.gateFor(task), Vars: ar.varsFor(task.Name),
 		// the client's artifact limits (client/getter)
 		Artifacts: ar.cfg.Artifacts,
 	})
@@ -173,13 +182,21 @@ func (ar *AllocRunner) run() {
 	for _, tr := range ar.tasks {
 		runners = append(runners, tr)
 	}
-	killNow := len(ar.failedTasks) > 0 || ar.alloc.TerminalStatus()
+	// A stop that came while the client was down stops in lifecycle order
+	// (poststop tasks run); an allocation that never ran starts nothing.
+	stopNow := ar.alloc.TerminalStatus() && anyStarted(runners)
+	killNow := len(ar.failedTasks) > 0 || (ar.alloc.TerminalStatus() && !stopNow)
+	ar.started = true
 	ar.mu.Unlock()
+	ar.advanceLifecycle() // restored states may open gates (a client restart)
 	for _, tr := range runners {
 		if killNow {
 			tr.Kill()
 		}
 		go tr.Run()
+	}
+	if stopNow && !killNow {
+		ar.stopOnce.Do(func() { go ar.stop() }) // lifecycle_hooks.go
 	}
 	go func() {
 		for _, tr := range runners {

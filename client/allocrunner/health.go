@@ -86,7 +86,8 @@ func (ar *AllocRunner) startHealthWatch() {
 // until decided, then reports the verdict with the alloc's next update.
 func (ar *AllocRunner) watchHealth(deploymentID string, up *structs.UpdateStrategy, tasks int, since time.Time) {
 	for {
-		h := HealthAt(ar.TaskStates(), tasks, up, since, time.Now())
+		states, n := healthStates(ar.currentGroup(), ar.TaskStates()) // lifecycle_hooks.go
+		h := HealthAt(states, min(n, tasks), up, since, time.Now())
 		if h.Decided {
 			ar.mu.Lock()
 			if ar.healthFor != deploymentID {

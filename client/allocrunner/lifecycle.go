@@ -42,30 +42,11 @@ func (ar *AllocRunner) TaskState(task string) *structs.TaskState {
 func (ar *AllocRunner) AllocDir() *allocdir.AllocDir { return ar.dir }
 
 // taskStateUpdated runs on a task runner's goroutine after its state
-// changed: it kills the siblings of a failed task or of a dead leader, and
-// reports the allocation's new client state.
+// changed: it advances the lifecycle (opens start gates; kills the
+// siblings of a failed task, of a dead leader, or of main tasks all dead:
+// lifecycle_hooks.go) and reports the allocation's new client state.
 func (ar *AllocRunner) taskStateUpdated() {
-	ar.mu.Lock()
-	killAll := false
-	tg := ar.group()
-	for name, tr := range ar.tasks {
-		if !tr.IsDead() {
-			continue
-		}
-		s := tr.State()
-		if s.Failed {
-			killAll = true
-		}
-		if tg != nil {
-			if t := tg.LookupTask(name); t != nil && t.Leader {
-				killAll = true
-			}
-		}
-	}
-	ar.mu.Unlock()
-	if killAll {
-		ar.Kill()
-	}
+	ar.advanceLifecycle()
 	ar.notifyHealth()
 	ar.sendUpdate()
 }
@@ -98,7 +79,14 @@ func (ar *AllocRunner) Update(alloc *structs.Allocation) {
 		}
 	}
 	if alloc.TerminalStatus() {
-		ar.Kill()
+		ar.mu.Lock()
+		started := ar.started
+		ar.mu.Unlock()
+		if !started {
+			ar.Kill()
+			return
+		}
+		ar.stopOnce.Do(func() { go ar.stop() }) // lifecycle_hooks.go
 		return
 	}
 	ar.mu.Lock()
@@ -113,8 +101,11 @@ func (ar *AllocRunner) Update(alloc *structs.Allocation) {
 	ar.startHealthWatch()
 }
 
-// Kill asks every task to stop; it does not wait (see WaitCh).
+// Kill asks every task to stop, poststop tasks included, at once (no
+// shutdown delay); it does not wait (see WaitCh). A desired stop goes
+// through Update instead, which keeps the lifecycle order.
 func (ar *AllocRunner) Kill() {
+	ar.killOnce.Do(func() { close(ar.killCh) })
 	ar.mu.Lock()
 	defer ar.mu.Unlock()
 	for _, tr := range ar.tasks {

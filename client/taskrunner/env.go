@@ -10,12 +10,15 @@ import (
 )
 
 // BuildEnv returns the task's environment: its own env plus Nomad's
-// NOMAD_* variables describing the allocation, task and directories.
+// NOMAD_* variables describing the allocation, task, directories, ports
+// (env_ports.go) and meta (env_meta.go).
 // The NOMAD_* variables win over the task's env. The task's env values are
 // interpolated (Interpolate) against that environment, then nodeVals
 // (NodeValues), so `FOO = "${NOMAD_ALLOC_ID}-${attr.kernel.name}"` works.
 func BuildEnv(alloc *structs.Allocation, task *structs.Task, dir *allocdir.AllocDir, region, dc string, nodeVals map[string]string) map[string]string {
 	nomad := nomadEnv(alloc, task, dir, region, dc)
+	metaRaw := map[string]string{}       // NOMAD_META_<key as written>, for ${...} only
+	metaEnv(nomad, metaRaw, alloc, task) // env_meta.go
 	raw := make(map[string]string, len(task.Env)+len(nomad))
 	for k, v := range task.Env {
 		raw[k] = v
@@ -26,7 +29,7 @@ func BuildEnv(alloc *structs.Allocation, task *structs.Task, dir *allocdir.Alloc
 	env := make(map[string]string, len(raw))
 	for k, v := range raw {
 		if _, ok := nomad[k]; !ok {
-			v = Interpolate(v, raw, nodeVals)
+			v = Interpolate(v, raw, metaRaw, nodeVals)
 		}
 		env[k] = v
 	}
@@ -57,6 +60,7 @@ func nomadEnv(alloc *structs.Allocation, task *structs.Task, dir *allocdir.Alloc
 	res := taskResources(alloc, task)
 	env["NOMAD_CPU_LIMIT"] = strconv.FormatInt(res.CPUShares, 10)
 	env["NOMAD_MEMORY_LIMIT"] = strconv.FormatInt(res.MemoryMB, 10)
+	jobEnv(env, alloc, res.MemoryMaxMB) // env_meta.go
 	if len(res.Cores) > 0 {
 		env["NOMAD_CPU_CORES"] = res.CoreList()
 	}

@@ -34,6 +34,9 @@ func (tr *TaskRunner) Run() {
 				tr.markDead(false)
 				return
 			}
+			if !tr.waitStartGate() { // lifecycle.go
+				return
+			}
 			if !tr.prestart() || !tr.start() {
 				if !tr.afterExit(nil) {
 					return
@@ -188,6 +191,13 @@ func (tr *TaskRunner) kill(id string, ch <-chan *base.ExitResult) {
 	if timeout <= 0 {
 		timeout = structs.DefaultKillTimeout
 	}
+	exited, ok := tr.waitShutdownDelay(ch) // lifecycle.go
+	if !ok {
+		return
+	}
+	if exited {
+		ch = nil
+	}
 	ev := structs.NewTaskEvent(structs.TaskKilling, tr.now())
 	ev.KillTimeout = timeout
 	tr.emit(ev, fmt.Sprintf("Sent interrupt. Waiting %v before force killing", timeout), nil)
@@ -251,15 +261,16 @@ func (tr *TaskRunner) afterExit(res *base.ExitResult) bool {
 		tg = j.LookupTaskGroup(tr.cfg.Alloc.TaskGroup)
 		jobType = j.Type
 	}
-	var policy *structs.RestartPolicy
-	if tg != nil {
-		policy = tg.RestartPolicy
-	}
+	policy := tr.restartPolicy(tg) // lifecycle.go
 	if tr.killed() {
 		tr.markDead(false)
 		return false
 	}
 	now := tr.now()
+	if tr.doneOnSuccess(jobType, res) {
+		tr.markDead(false)
+		return false
+	}
 	dec, st := NextRestart(policy, jobType, tr.restart, res, true, now)
 	tr.restart = st
 	if !dec.Restart {

@@ -54,6 +54,9 @@ type Config struct {
 	// Vars reads the variables the task's templates may read (nomadVar);
 	// nil: templates using them fail (template_hook.go).
 	Vars template.VarReader
+	// StartGate, when set, holds the task's first start back until its
+	// lifecycle phase is due (lifecycle.go).
+	StartGate *StartGate
 }
 
 // persisted is what the state db holds per task.

@@ -1,6 +1,7 @@
 package reconcile
 
 import (
+	"maps"
 	"reflect"
 	"sort"
 
@@ -27,10 +28,11 @@ const (
 // config, env, cores, disk, log config or volume mounts, or to the group's
 // ephemeral disk, network or volumes, are destructive; anything else (count, priority, restart,
 // reschedule, update and migrate blocks, constraints, kill timeout, meta at
-// any level, a task's cpu, memory and memory_max) is applied in place. Unlike
-// Nomad, meta is in place because tasks do not see it (no NOMAD_META_* in
-// their environment); cpu and memory changes are in place only when they
-// still fit on the alloc's node (Input.InPlaceFits, inplace.go).
+// any level, a task's cpu, memory and memory_max) is applied in place. As
+// in Nomad, a change of the meta a task sees (job, group and task meta
+// merged: its NOMAD_META_* variables) is destructive; cpu and memory
+// changes are in place only when they still fit on the alloc's node
+// (Input.InPlaceFits, inplace.go).
 func classifyUpdate(old, job *structs.Job, tg *structs.TaskGroup) updateKind {
 	if old == nil || old.JobModifyIndex == job.JobModifyIndex ||
 		(old.Version == job.Version && old.CreateIndex == job.CreateIndex && job.CreateIndex != 0) {
@@ -46,7 +48,8 @@ func classifyUpdate(old, job *structs.Job, tg *structs.TaskGroup) updateKind {
 	}
 	for _, t := range tg.Tasks {
 		ot := oldTG.LookupTask(t.Name)
-		if ot == nil || taskDestructivelyChanged(ot, t) {
+		if ot == nil || taskDestructivelyChanged(ot, t) ||
+			!maps.Equal(old.CombinedTaskMeta(tg.Name, t.Name), job.CombinedTaskMeta(tg.Name, t.Name)) {
 			return updateDestructive
 		}
 		if !reflect.DeepEqual(ot.VolumeMounts, t.VolumeMounts) {
@@ -64,7 +67,8 @@ func taskDestructivelyChanged(a, b *structs.Task) bool {
 		!reflect.DeepEqual(a.Config, b.Config) || !reflect.DeepEqual(a.Env, b.Env) ||
 		!reflect.DeepEqual(fixedResources(a.Resources), fixedResources(b.Resources)) ||
 		!reflect.DeepEqual(a.LogConfig, b.LogConfig) ||
-		!reflect.DeepEqual(a.Templates, b.Templates) // rendered before start, as Nomad
+		!reflect.DeepEqual(a.Templates, b.Templates) || // rendered before start, as Nomad
+		!reflect.DeepEqual(a.Lifecycle, b.Lifecycle) // the alloc runner orders its tasks once
 }
 
 // tasksChanged reports whether an alloc placed with job old needs a

@@ -35,6 +35,9 @@ func TestClassifyUpdate(t *testing.T) {
 		{"task artifact", func(j *structs.Job) {
 			j.TaskGroups[0].Tasks[0].Artifacts = []*structs.TaskArtifact{{GetterSource: "https://example.com/a.tgz"}}
 		}, updateDestructive},
+		{"task lifecycle", func(j *structs.Job) {
+			j.TaskGroups[0].Tasks[0].Lifecycle = &structs.TaskLifecycleConfig{Hook: "prestart"}
+		}, updateDestructive},
 		{"task memory (fit checked by InPlaceFits)", func(j *structs.Job) { j.TaskGroups[0].Tasks[0].Resources.MemoryMB = 999 }, updateInPlace},
 		{"task cpu", func(j *structs.Job) { j.TaskGroups[0].Tasks[0].Resources.CPU = 999 }, updateInPlace},
 		{"task memory_max", func(j *structs.Job) { j.TaskGroups[0].Tasks[0].Resources.MemoryMaxMB = 2048 }, updateInPlace},
@@ -49,9 +52,9 @@ func TestClassifyUpdate(t *testing.T) {
 		{"task volume mounts", func(j *structs.Job) {
 			j.TaskGroups[0].Tasks[0].VolumeMounts = []*structs.VolumeMount{{Volume: "v", Destination: "/v"}}
 		}, updateDestructive},
-		{"job meta (tasks do not see it)", func(j *structs.Job) { j.Meta = map[string]string{"a": "b"} }, updateInPlace},
-		{"group meta", func(j *structs.Job) { j.TaskGroups[0].Meta = map[string]string{"a": "b"} }, updateInPlace},
-		{"task meta", func(j *structs.Job) { j.TaskGroups[0].Tasks[0].Meta = map[string]string{"a": "b"} }, updateInPlace},
+		{"job meta (NOMAD_META_*)", func(j *structs.Job) { j.Meta = map[string]string{"a": "b"} }, updateDestructive},
+		{"group meta", func(j *structs.Job) { j.TaskGroups[0].Meta = map[string]string{"a": "b"} }, updateDestructive},
+		{"task meta", func(j *structs.Job) { j.TaskGroups[0].Tasks[0].Meta = map[string]string{"a": "b"} }, updateDestructive},
 		{"network ports (chosen at placement)", func(j *structs.Job) {
 			j.TaskGroups[0].Networks = []*structs.NetworkResource{{DynamicPorts: []structs.Port{{Label: "http"}}}}
 		}, updateDestructive},

@@ -295,8 +295,10 @@ func annotateGroup(tg *structs.TaskGroupDiff, u *structs.DesiredUpdates) {
 }
 
 // annotateTask says what a task's change forces, as Nomad does: a kill
-// timeout, meta, log config or constraint change is done in place, any
-// other change replaces the allocation.
+// timeout, kill signal, shutdown delay, restart policy, log config or
+// constraint change is done in place,
+// any other change (meta too: the task sees it as NOMAD_META_*) replaces
+// the allocation.
 func annotateTask(t *structs.TaskDiff) {
 	switch t.Type {
 	case structs.DiffTypeAdded:
@@ -310,12 +312,12 @@ func annotateTask(t *structs.TaskDiff) {
 	}
 	destructive := false
 	for _, f := range t.Fields {
-		if f.Name != "KillTimeout" && f.Name != "KillSignal" && !isMetaField(f.Name) {
+		if f.Name != "KillTimeout" && f.Name != "KillSignal" && f.Name != "ShutdownDelay" { // meta is NOMAD_META_*: destructive
 			destructive = true
 		}
 	}
 	for _, o := range t.Objects {
-		if o.Name != "LogConfig" && o.Name != "Constraint" && o.Name != "Affinity" {
+		if o.Name != "LogConfig" && o.Name != "Constraint" && o.Name != "Affinity" && o.Name != "RestartPolicy" {
 			destructive = true
 		}
 	}
@@ -325,8 +327,6 @@ func annotateTask(t *structs.TaskDiff) {
 		t.Annotations = append(t.Annotations, forcesInPlace)
 	}
 }
-
-func isMetaField(name string) bool { return len(name) > 5 && name[:5] == "Meta[" }
 
 func atoi(s string) int {
 	n, _ := strconv.Atoi(s)
