@@ -23,6 +23,8 @@ func (c *Client) newRunner(a *structs.Allocation, prev *allocrunner.AllocRunner)
 		Previous:  prev,
 		// migrate.go: data of a previous allocation on another node
 		FetchPrevious: c.fetchPrevious,
+		// template_vars.go: the templates' nomadVar reads
+		Vars: c.varsFor,
 	})
 }
 
