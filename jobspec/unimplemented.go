@@ -6,12 +6,11 @@ package jobspec
 // implemented, move it to the decoder in job.go.
 var (
 	ignoredBlocks = map[string]map[string]bool{
-		"job": set("consul", "multiregion", "parameterized",
-			"periodic", "ui", "vault"),
+		"job": set("consul", "multiregion", "ui", "vault"),
 		"group": set("consul",
-			"scaling", "service", "vault", "volume"),
+			"service", "vault", "volume"),
 		"task": set("action", "artifact", "consul", "csi_plugin",
-			"dispatch_payload", "identity", "lifecycle", "restart", "scaling", "schedule", "secret",
+			"identity", "lifecycle", "restart", "scaling", "schedule", "secret",
 			"service", "template", "vault", "volume_mount"),
 		"resources": set("device", "network"),
 	}

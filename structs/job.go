@@ -53,13 +53,20 @@ type Job struct {
 	Migrate *MigrateStrategy
 	// Update is the job-level update block: service groups without their
 	// own take it (Canonicalize).
-	Update            *UpdateStrategy
-	Stop              bool
-	Status            string
-	StatusDescription string
-	Stable            bool
-	Version           uint64
-	SubmitTime        int64
+	Update *UpdateStrategy
+	// Periodic and parameterized parents and dispatched children
+	// (periodic.go, dispatch.go).
+	Periodic                 *PeriodicConfig
+	ParameterizedJob         *ParameterizedJobConfig
+	Payload                  []byte
+	Dispatched               bool
+	DispatchIdempotencyToken string
+	Stop                     bool
+	Status                   string
+	StatusDescription        string
+	Stable                   bool
+	Version                  uint64
+	SubmitTime               int64
 
 	CreateIndex    uint64
 	ModifyIndex    uint64
@@ -92,6 +99,7 @@ type TaskGroup struct {
 	// (disconnect.go).
 	MaxClientDisconnect *time.Duration
 	Disconnect          *DisconnectStrategy
+	Scaling             *ScalingPolicy // scaling.go
 }
 
 // Task is one process, container or VM run by a driver.
@@ -109,6 +117,9 @@ type Task struct {
 	LogConfig   *LogConfig // nil: the client's defaults (DefaultLogMaxFiles x DefaultLogMaxFileSizeMB)
 	Constraints []*Constraint
 	Affinities  []*Affinity
+	// DispatchPayload writes a dispatched job's payload into the task's
+	// local dir (dispatch.go).
+	DispatchPayload *DispatchPayloadConfig
 }
 
 // Restart policy modes.
@@ -208,6 +219,7 @@ func (j *Job) Stub(summary *JobSummary) *JobListStub {
 	return &JobListStub{
 		ID: j.ID, ParentID: j.ParentID, Name: j.Name, Namespace: j.Namespace,
 		Datacenters: j.Datacenters, NodePool: j.NodePool, Type: j.Type, Priority: j.Priority,
+		Periodic: j.IsPeriodic(), ParameterizedJob: j.IsParameterized(),
 		Stop: j.Stop, Status: j.Status, StatusDescription: j.StatusDescription,
 		JobSummary: summary, CreateIndex: j.CreateIndex, ModifyIndex: j.ModifyIndex,
 		JobModifyIndex: j.JobModifyIndex, SubmitTime: j.SubmitTime,
@@ -219,6 +231,7 @@ type JobSummary struct {
 	JobID       string
 	Namespace   string
 	Summary     map[string]TaskGroupSummary
+	Children    *JobChildrenSummary // periodic.go: a parent's children
 	CreateIndex uint64
 	ModifyIndex uint64
 }
