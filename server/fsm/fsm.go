@@ -115,6 +115,8 @@ func (f *FSM) Apply(l *raft.Log) any {
 		return f.applyACLRoleUpsert(buf, index)
 	case structs.ACLRoleDeleteRequestType:
 		return f.applyACLRoleDelete(buf, index)
+	case structs.PeriodicLaunchRequestType:
+		return f.applyPeriodicLaunch(buf, index)
 	}
 	if msgType&structs.IgnoreUnknownTypeFlag != 0 {
 		f.logger.Warn("ignoring unknown raft message type", "type", msgType, "index", index)

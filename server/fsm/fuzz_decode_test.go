@@ -45,6 +45,7 @@ func raftMessages() map[structs.MessageType]any {
 		structs.ACLTokenBootstrapRequestType:            &structs.ACLTokenBootstrapRequest{},
 		structs.ACLRoleUpsertRequestType:                &structs.ACLRolesUpsertRequest{},
 		structs.ACLRoleDeleteRequestType:                &structs.ACLRolesDeleteByIDRequest{},
+		structs.PeriodicLaunchRequestType:               &structs.PeriodicLaunchRequest{},
 	}
 }
 

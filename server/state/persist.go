@@ -34,6 +34,7 @@ var persistedTables = []struct {
 	{tableEvals, recordEval}, {tableJobVersions, recordJobVersion}, {tableSchedulerConfig, recordSchedulerConfig},
 	{tableDeployments, recordDeployment}, {tableNamespaces, recordNamespace}, {tableNodePools, recordNodePool},
 	{tableACLPolicies, recordACLPolicy}, {tableACLTokens, recordACLToken}, {tableACLRoles, recordACLRole},
+	{tablePeriodicLaunch, recordPeriodicLaunch},
 }
 
 // Persist writes every object of the snapshot to w as a msgpack stream (for
@@ -124,6 +125,8 @@ func newRecord(t recordType) (any, string, error) {
 		return &structs.ACLToken{}, tableACLTokens, nil
 	case recordACLRole:
 		return &structs.ACLRole{}, tableACLRoles, nil
+	case recordPeriodicLaunch:
+		return &structs.PeriodicLaunch{}, tablePeriodicLaunch, nil
 	}
 	return nil, "", fmt.Errorf("restoring: unknown record type %d", t)
 }

@@ -94,6 +94,7 @@ func schema() *memdb.DBSchema {
 		tableACLPolicies:     aclPoliciesSchema(),
 		tableACLTokens:       aclTokensSchema(),
 		tableACLRoles:        aclRolesSchema(),
+		tablePeriodicLaunch:  periodicLaunchSchema(), // periodic_launch.go
 	}}
 }
 

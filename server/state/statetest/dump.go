@@ -22,6 +22,7 @@ type Dump struct {
 	ACLPolicies []*structs.ACLPolicy
 	ACLTokens   []*structs.ACLToken
 	ACLRoles    []*structs.ACLRole
+	Periodic    []*structs.PeriodicLaunch
 	Indexes     []*state.IndexEntry
 }
 
@@ -61,6 +62,8 @@ func DumpState(t testing.TB, st *state.StateStore) Dump {
 	d.ACLTokens, err = st.ACLTokens(nil)
 	must(err)
 	d.ACLRoles, err = st.ACLRoles(nil)
+	must(err)
+	d.Periodic, err = st.PeriodicLaunches(nil)
 	must(err)
 	d.Indexes, err = st.Indexes()
 	must(err)
