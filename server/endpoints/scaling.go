@@ -50,12 +50,11 @@ func (e *Scaling) ListPolicies(args *structs.ScalingPolicyListRequest, reply *st
 
 // GetPolicy reads one policy by ID (nil when none has it); blocking.
 func (e *Scaling) GetPolicy(args *structs.ScalingPolicySpecificRequest, reply *structs.SingleScalingPolicyResponse) error {
-	ns := namespaceOf(args.Namespace)
+	// Looked up by ID in every namespace, then checked against the token.
 	keep, err := e.d.namespaceFilter(args.AuthToken, "*", capReadScalingPolicy)
 	if err != nil {
 		return err
 	}
-	_ = ns // policies are looked up by ID in every namespace, then checked
 	return e.d.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
 		policies, err := scalingPolicies(ws, st, "*")
 		if err != nil {
