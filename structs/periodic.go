@@ -1,6 +1,7 @@
 package structs
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -236,4 +237,27 @@ func (s *JobChildrenSummary) Count(status string) {
 	default:
 		s.Pending++
 	}
+}
+
+// RPC methods of periodic and parameterized jobs.
+const (
+	JobDispatchRPC      = "Job.Dispatch"
+	JobPeriodicForceRPC = "Job.PeriodicForce"
+)
+
+// UnmarshalJSON defaults Enabled to true when the JSON leaves it out or
+// null, as Nomad's API canonicalizes a periodic block before the server
+// sees it.
+func (p *PeriodicConfig) UnmarshalJSON(b []byte) error {
+	type plain PeriodicConfig
+	var in struct {
+		plain
+		Enabled *bool
+	}
+	if err := json.Unmarshal(b, &in); err != nil {
+		return err
+	}
+	*p = PeriodicConfig(in.plain)
+	p.Enabled = in.Enabled == nil || *in.Enabled
+	return nil
 }

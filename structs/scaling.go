@@ -2,6 +2,7 @@ package structs
 
 import (
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 )
 
@@ -124,4 +125,26 @@ type ScalingPolicySpecificRequest struct {
 type SingleScalingPolicyResponse struct {
 	Policy *ScalingPolicy
 	QueryMeta
+}
+
+// RPC methods of the scaling policies.
+const (
+	ScalingListPoliciesRPC = "Scaling.ListPolicies"
+	ScalingGetPolicyRPC    = "Scaling.GetPolicy"
+)
+
+// UnmarshalJSON defaults Enabled to true when the JSON leaves it out or
+// null (Nomad's API canonicalization).
+func (p *ScalingPolicy) UnmarshalJSON(b []byte) error {
+	type plain ScalingPolicy
+	var in struct {
+		plain
+		Enabled *bool
+	}
+	if err := json.Unmarshal(b, &in); err != nil {
+		return err
+	}
+	*p = ScalingPolicy(in.plain)
+	p.Enabled = in.Enabled == nil || *in.Enabled
+	return nil
 }

@@ -15,12 +15,6 @@ type Scaling struct {
 	d *Deps
 }
 
-// ScalingListPoliciesRPC and ScalingGetPolicyRPC are the methods.
-const (
-	ScalingListPoliciesRPC = "Scaling.ListPolicies"
-	ScalingGetPolicyRPC    = "Scaling.GetPolicy"
-)
-
 // ListPolicies lists the policies of namespace's jobs ("*": all), with
 // optional job and type filters; blocking on the jobs table.
 func (e *Scaling) ListPolicies(args *structs.ScalingPolicyListRequest, reply *structs.ScalingPolicyListResponse) error {
