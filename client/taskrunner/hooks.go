@@ -21,7 +21,9 @@ type prestartHook struct {
 
 // prestartHooks run in this order before every start. A new hook is its
 // own file and one line here.
-var prestartHooks = []prestartHook{}
+var prestartHooks = []prestartHook{
+	payloadHook, // payload_hook.go
+}
 
 // prestart runs the prestart hooks in order; it reports whether the task
 // may start, after recording the failing hook's event.
