@@ -130,3 +130,15 @@ func (r reader) PeriodicLaunches(ws memdb.WatchSet) ([]*structs.PeriodicLaunch, 
 	}
 	return out, nil
 }
+
+// deletePeriodicLaunchTxn drops a purged job's launch record.
+func deletePeriodicLaunchTxn(txn *memdb.Txn, index uint64, namespace, id string) error {
+	n, err := txn.DeleteAll(tablePeriodicLaunch, "id", namespace, id)
+	if err != nil {
+		return fmt.Errorf("deleting periodic launch of %q: %w", id, err)
+	}
+	if n == 0 {
+		return nil
+	}
+	return setIndex(txn, tablePeriodicLaunch, index)
+}
