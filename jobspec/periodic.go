@@ -107,7 +107,7 @@ func (p *parser) decodeScaling(b *hclsyntax.Block) *structs.ScalingPolicy {
 		p.errorf(b.TypeRange, "Missing max", "A group's scaling block needs max = N.")
 	}
 	if _, ok := b.Body.Attributes["min"]; !ok {
-		sp.Min = 0
+		sp.Min = structs.ScalingMinUnset // the group's count (Canonicalize), as Nomad
 	}
 	if min > max {
 		p.errorf(b.Body.Attributes["min"].Expr.Range(), "Invalid scaling bounds", "min %d is greater than max %d.", min, max)

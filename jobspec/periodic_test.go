@@ -62,6 +62,15 @@ func TestParseNomadFixturesPeriodicParameterizedScaling(t *testing.T) {
 			t.Errorf("count = %d, want min 5", j.TaskGroups[0].Count)
 		}
 	})
+	t.Run("scaling-minimal", func(t *testing.T) {
+		// As Nomad's API canonicalizes it: count 1, min the count, enabled.
+		j := parse(t, "testdata/tg-scaling-policy-minimal.nomad.hcl")
+		j.Canonicalize()
+		tg := j.TaskGroups[0]
+		if tg.Count != 1 || tg.Scaling.Min != 1 || tg.Scaling.Max != 10 || !tg.Scaling.Enabled {
+			t.Fatalf("count %d, scaling %+v", tg.Count, tg.Scaling)
+		}
+	})
 	t.Run("task-in-job", func(t *testing.T) {
 		j := parse(t, "testdata/task-in-job.nomad.hcl")
 		if len(j.TaskGroups) != 1 || j.TaskGroups[0].Name != "web" || j.TaskGroups[0].Count != 1 ||

@@ -48,8 +48,8 @@ func (tg *TaskGroup) canonicalize(j *Job) {
 	case j.Type == JobTypeSystem || j.Type == JobTypeSysBatch:
 		// One allocation per feasible node: the count is ignored.
 		tg.Count = 1
-	case tg.Count == 0 && tg.Scaling != nil:
-		tg.Count = int(tg.Scaling.Min) // as Nomad: count defaults to min
+	case tg.Count == 0 && tg.Scaling != nil && tg.Scaling.Min >= 0:
+		tg.Count = int(tg.Scaling.Min) // as Nomad: count defaults to min (scaling.go)
 	case tg.Count == 0:
 		// Nomad defaults a missing count to 1; an explicit 0 arrives as 0
 		// only through the API, where we cannot tell them apart either.

@@ -10,7 +10,7 @@ import (
 // blocks: valid crons and payload rules, periodic jobs of batch type (as
 // Nomad), and dispatch_payload files that stay inside the task's local dir.
 func (j *Job) validatePeriodic(errs *MultiError) {
-	if j.Periodic != nil {
+	if j.Periodic != nil && j.Periodic.Enabled { // as Nomad: a disabled block is not checked
 		if j.Type != JobTypeBatch && j.Type != JobTypeSysBatch {
 			errs.Add(fmt.Errorf("periodic can only be used with %q or %q scheduler", JobTypeBatch, JobTypeSysBatch))
 		}

@@ -19,12 +19,18 @@ const (
 	ScalingTargetGroup     = "Group"
 )
 
+// ScalingMinUnset marks a policy whose min was left out (job file or JSON):
+// Canonicalize makes it the group's count, as Nomad's API does.
+const ScalingMinUnset = -1
+
 // ScalingPolicy is a group's scaling block (Nomad's shape).
 type ScalingPolicy struct {
-	ID          string
-	Type        string
-	Target      map[string]string
-	Policy      map[string]any
+	ID     string
+	Type   string
+	Target map[string]string
+	Policy map[string]any
+	// Min is the lowest count; ScalingMinUnset until canonicalized when
+	// it was not given.
 	Min         int64
 	Max         int64
 	Enabled     bool
@@ -51,6 +57,9 @@ func (tg *TaskGroup) canonicalizeScaling(j *Job) {
 	}
 	if p.Type == "" {
 		p.Type = ScalingPolicyTypeHorizontal
+	}
+	if p.Min < 0 { // MinUnset: min defaults to the group's count, as Nomad
+		p.Min = int64(tg.Count)
 	}
 	p.Target = map[string]string{ScalingTargetNamespace: j.Namespace, ScalingTargetJob: j.ID, ScalingTargetGroup: tg.Name}
 	p.ID = ScalingPolicyID(j.Namespace, j.ID, tg.Name)
@@ -140,11 +149,16 @@ func (p *ScalingPolicy) UnmarshalJSON(b []byte) error {
 	var in struct {
 		plain
 		Enabled *bool
+		Min     *int64
 	}
 	if err := json.Unmarshal(b, &in); err != nil {
 		return err
 	}
 	*p = ScalingPolicy(in.plain)
 	p.Enabled = in.Enabled == nil || *in.Enabled
+	p.Min = ScalingMinUnset
+	if in.Min != nil {
+		p.Min = *in.Min
+	}
 	return nil
 }

@@ -54,12 +54,18 @@ func (e *Job) Dispatch(args *structs.JobDispatchRequest, reply *structs.JobDispa
 	child := structs.DispatchedChild(parent, args.Payload, args.Meta, args.IdempotencyToken, now, hex.EncodeToString(b[:]))
 	child.SubmitTime = now.UnixNano()
 	eval := structs.NewJobEval(child, structs.EvalTriggerJobDispatch, now)
+	if child.IsPeriodic() {
+		eval = nil // a periodic parameterized job dispatches a periodic parent (as Nomad)
+	}
 	req := &structs.JobRegisterRequest{Job: child, Eval: eval, WriteRequest: args.WriteRequest}
 	index, _, err := e.d.Apply(structs.JobRegisterRequestType, req)
 	if err != nil {
 		return err
 	}
-	reply.DispatchedJobID, reply.EvalID = child.ID, eval.ID
+	reply.DispatchedJobID = child.ID
+	if eval != nil {
+		reply.EvalID = eval.ID
+	}
 	reply.EvalCreateIndex, reply.JobCreateIndex, reply.Index = index, index, index
 	return nil
 }
