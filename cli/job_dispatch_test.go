@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/nomadish/nomadish/structs"
 )
@@ -99,5 +100,33 @@ func TestJobPeriodicForce(t *testing.T) {
 	code, out, errOut := runCLI(map[string]string{"NOMADISH_ADDR": addr}, "job", "periodic", "force", "-detach", "nightly")
 	if code != 0 || !strings.Contains(out, "Evaluation ID: "+evalID) || len(d.paths) != 1 || d.paths[0] != "/v1/job/nightly/periodic/force" {
 		t.Fatalf("exit %d %q %q; requests %q", code, out, errOut, d.paths)
+	}
+}
+
+// `job run` of a periodic job (no evaluation) tells the next launch.
+func TestJobRunPeriodicTellsNextLaunch(t *testing.T) {
+	f := newFakeAPI(t)
+	hcl := `job "nightly" {
+  type = "batch"
+  periodic {
+    cron = "0 3 * * *"
+  }
+  group "g" {
+    task "t" {
+      driver = "raw_exec"
+      config {
+        command = "/bin/true"
+      }
+    }
+  }
+}
+`
+	code, out, errOut := f.run("job", "run", writeJob(t, hcl))
+	want := "Approximate next launch time: " + fixedNow.UTC().Truncate(24*time.Hour).Add(3*time.Hour).Format(time.RFC3339)
+	if fixedNow.UTC().Hour() >= 3 {
+		want = "Approximate next launch time: " + fixedNow.UTC().Truncate(24*time.Hour).Add(27*time.Hour).Format(time.RFC3339)
+	}
+	if code != 0 || !strings.Contains(out, "Job registration successful") || !strings.Contains(out, want) {
+		t.Fatalf("exit %d\nstdout %q\nstderr %q\nwant %q", code, out, errOut, want)
 	}
 }

@@ -67,3 +67,11 @@ func nextLaunch(m *Meta, job *structs.Job) string {
 	}
 	return fmt.Sprintf("%s (%s from now)", next.Format("2006-01-02T15:04:05Z07:00"), next.Sub(now).Round(1e9))
 }
+
+// printNextLaunch tells, after `job run` of a periodic job, when its first
+// child is launched (as Nomad's "Approximate next launch time").
+func printNextLaunch(m *Meta, job *structs.Job) {
+	if job.IsPeriodic() {
+		fmt.Fprintf(m.Out, "Approximate next launch time: %s\n", nextLaunch(m, job))
+	}
+}
