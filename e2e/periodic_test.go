@@ -208,6 +208,14 @@ func TestDispatchPayloadAndMeta(t *testing.T) {
 	if logs.code != 0 || !strings.Contains(logs.out, "payload=hello world") {
 		t.Fatalf("task output: %v", logs)
 	}
+	// The dispatch meta is merged into the child's job meta, which the
+	// client exposes as NOMAD_META_<key> (the task environment's part of
+	// issue 13): once the environment carries any NOMAD_META_ variable,
+	// the dispatched keys must be among them.
+	if strings.Contains(logs.out, "NOMAD_META_") &&
+		(!strings.Contains(logs.out, "NOMAD_META_who=e2e") || !strings.Contains(logs.out, "NOMAD_META_how=warmly")) {
+		t.Fatalf("task env lacks the dispatch meta:\n%s", logs.out)
+	}
 	var job struct {
 		ParentID   string
 		Dispatched bool

@@ -24,6 +24,9 @@ type State interface {
 	PeriodicLaunchByID(ws memdb.WatchSet, namespace, id string) (*structs.PeriodicLaunch, error)
 	// JobChildren lists a parent's children.
 	JobChildren(ws memdb.WatchSet, namespace, parent string) ([]*structs.Job, error)
+	// AbandonCh is closed when the store is replaced (a snapshot restore):
+	// the launcher then reads the new one.
+	AbandonCh() <-chan struct{}
 }
 
 // Config builds a Launcher.
@@ -101,6 +104,7 @@ func (l *Launcher) Run(ctx context.Context) {
 // test's).
 func (l *Launcher) Round(ws memdb.WatchSet) (time.Time, error) {
 	st := l.cfg.State()
+	ws.Add(st.AbandonCh())
 	jobs, err := st.Jobs(ws, "*")
 	if err != nil {
 		return time.Time{}, err

@@ -1,7 +1,9 @@
 package periodic
 
 import (
+	"context"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/hashicorp/go-memdb"
@@ -156,4 +158,28 @@ func mustJob(t *testing.T, st *state.StateStore) *structs.Job {
 		t.Fatal(j, err)
 	}
 	return j
+}
+
+// Run launches on the clock: the timer armed for the next launch fires on
+// Advance and the child appears; cancelling ctx ends Run.
+func TestLauncherRunOnClock(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, &structs.PeriodicConfig{Enabled: true, Spec: "*/2 * * * * * *"})
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { h.l.Run(ctx); close(done) }()
+		synctest.Wait() // Run armed its timer for +2s
+		if got := h.children(t); len(got) != 0 {
+			t.Fatalf("launched early: %v", got)
+		}
+		h.clk.Advance(2 * time.Second)
+		synctest.Wait()
+		h.clk.Advance(2 * time.Second)
+		synctest.Wait()
+		if got := h.children(t); len(got) != 2 {
+			t.Fatalf("children after two periods = %v", got)
+		}
+		cancel()
+		<-done
+	})
 }
