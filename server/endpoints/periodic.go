@@ -7,11 +7,16 @@ import (
 // PeriodicForce launches a child of a periodic job now (Nomad's
 // Periodic.Force, PUT /v1/job/:id/periodic/force), recording the launch as
 // the leader's launcher does. 400 for a job that is not periodic, disabled
-// or stopped; 409 when a child launched this second exists.
+// or stopped; 409 when a child launched this second exists. Like Nomad's,
+// a forced launch ignores prohibit_overlap. Needs dispatch-job or
+// submit-job.
 func (e *Job) PeriodicForce(args *structs.PeriodicForceRequest, reply *structs.PeriodicForceResponse) error {
 	ns := namespaceOf(args.Namespace)
+	// dispatch-job or submit-job, as Nomad's Periodic.Force.
 	if err := e.d.allowNamespaceOp(args.AuthToken, ns, capDispatchJob); err != nil {
-		return err
+		if err2 := e.d.allowNamespaceOp(args.AuthToken, ns, capSubmitJob); err2 != nil {
+			return err
+		}
 	}
 	snap := e.d.State().Snapshot()
 	parent, err := snap.JobByID(nil, ns, args.JobID)
