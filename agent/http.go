@@ -138,6 +138,7 @@ func (s *httpServer) routes() {
 	s.fsRoutes(h) // http_fs.go
 	h("GET /v1/client/allocation/{id}/exec", s.clientRoute("id", acl.NamespaceCapabilityAllocExec, s.allocExec))
 	h("GET /v1/client/allocation/{id}/stats", s.clientRoute("id", acl.NamespaceCapabilityReadJob, s.allocStats))
+	h("GET /v1/client/allocation/{id}/snapshot", s.clientRoute("id", acl.NamespaceCapabilityReadFS, s.allocSnapshot))
 	for _, m := range []string{"PUT", "POST"} {
 		h(m+" /v1/client/allocation/{id}/signal", s.clientRoute("id", acl.NamespaceCapabilityAllocLifecycle, s.allocSignal))
 		h(m+" /v1/client/allocation/{id}/restart", s.clientRoute("id", acl.NamespaceCapabilityAllocLifecycle, s.allocRestart))
@@ -177,6 +178,7 @@ func (s *httpServer) routes() {
 	h("GET /v1/agent/members", s.agentMembers)
 	s.clusterRoutes(h) // http_cluster.go
 	s.aclRoutes(h)     // http_acl.go
+	s.varsRoutes(h)    // http_vars.go
 	h("GET /v1/agent/health", s.agentHealth)
 	h("GET /v1/metrics", s.metrics)
 	h("GET /v1/operator/scheduler/configuration", s.schedulerConfigGet)

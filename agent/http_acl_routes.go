@@ -93,6 +93,7 @@ var routeNeeds = func() map[string]routeNeed {
 	}
 	m["GET /v1/client/allocation/{id}/exec"] = objectNeed(acl.NamespaceCapabilityAllocExec)
 	m["GET /v1/client/allocation/{id}/stats"] = objectNeed(read)
+	m["GET /v1/client/allocation/{id}/snapshot"] = objectNeed(readFS)
 	writes("/v1/client/allocation/{id}/signal", objectNeed(life))
 	writes("/v1/client/allocation/{id}/restart", objectNeed(life))
 
@@ -136,6 +137,13 @@ var routeNeeds = func() map[string]routeNeed {
 		"DELETE /v1/node/pool/{name}", "GET /v1/node/pool/{name}/jobs", "GET /v1/node/pool/{name}/nodes"} {
 		m[p] = selfChecked
 	}
+
+	// Variables: their endpoints check the `variables` rules (read, list,
+	// write, destroy) on each path; the keyring needs management.
+	m["GET /v1/vars"], m["GET /v1/var/{path...}"], m["DELETE /v1/var/{path...}"] = selfChecked, selfChecked, selfChecked
+	writes("/v1/var/{path...}", selfChecked)
+	m["GET /v1/operator/keyring/keys"] = selfChecked
+	writes("/v1/operator/keyring/rotate", selfChecked)
 
 	writes("/v1/acl/bootstrap", public)
 	for _, p := range []string{"PUT /v1/acl/policy/{name}", "POST /v1/acl/policy/{name}", "PUT /v1/acl/token", "POST /v1/acl/token",

@@ -87,6 +87,14 @@ func commands() []command {
 		{name: "operator snapshot save", synopsis: "Save a snapshot of the cluster state", run: operatorSnapshotSaveCommand},
 		{name: "operator snapshot restore", synopsis: "Restore the cluster state from a snapshot", run: operatorSnapshotRestoreCommand},
 		{name: "operator gossip keyring", synopsis: "Manage the servers' gossip encryption keys", run: operatorGossipKeyringCommand},
+		{name: "operator root keyring list", synopsis: "List the root keys variables are encrypted with", run: operatorRootKeyringListCommand},
+		{name: "operator root keyring rotate", synopsis: "Make a new active root key", run: operatorRootKeyringRotateCommand},
+		{name: "var get", synopsis: "Read a variable", run: varGetCommand},
+		{name: "var put", synopsis: "Create or update a variable", run: varPutCommand},
+		{name: "var list", synopsis: "List variables", run: varListCommand},
+		{name: "var purge", synopsis: "Delete a variable", run: varPurgeCommand},
+		{name: "var lock", synopsis: "Hold a variable's lock while a command runs", run: varLockCommand},
+		{name: "var init", synopsis: "Write an example variable specification", run: varInitCommand},
 		{name: "server members", synopsis: "Display the servers gossip knows", run: serverMembersCommand},
 		{name: "server join", synopsis: "Join the agent's server to other servers", run: serverJoinCommand},
 		{name: "server force-leave", synopsis: "Mark a failed server as left", run: serverForceLeaveCommand},
@@ -95,6 +103,7 @@ func commands() []command {
 		{name: "tls cert create", synopsis: "Create a server, client or CLI certificate signed by the CA", run: tlsCertCreateCommand},
 		{name: "version", synopsis: "Print the nomadish version", run: versionCommand},
 		{name: "plugin", hidden: true, run: pluginCommand},
+		{name: "artifact-fetch", hidden: true, run: artifactFetchCommand}, // artifact_fetch.go (getter.SubCommand)
 	}...)
 }
 
@@ -140,7 +149,7 @@ func (m *Meta) Run(args []string) int {
 		args[0] = "version"
 	}
 	cmds := commands()
-	for _, want := range []int{3, 2, 1} {
+	for _, want := range []int{4, 3, 2, 1} { // "operator root keyring list" has four words
 		if len(args) < want {
 			continue
 		}

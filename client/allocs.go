@@ -8,7 +8,8 @@ import (
 
 // newRunner builds an alloc runner wired to the client's drivers, state
 // and update batcher.
-func (c *Client) newRunner(a *structs.Allocation) (*allocrunner.AllocRunner, error) {
+// prev is the runner of the allocation a replaces, when it is here.
+func (c *Client) newRunner(a *structs.Allocation, prev *allocrunner.AllocRunner) (*allocrunner.AllocRunner, error) {
 	return allocrunner.New(allocrunner.Config{
 		Alloc: a, AllocRoot: c.allocRoot(), State: c.db,
 		Drivers:    func(name string) (taskrunner.Driver, error) { return c.plugins.Driver(name) },
@@ -17,6 +18,11 @@ func (c *Client) newRunner(a *structs.Allocation) (*allocrunner.AllocRunner, err
 		Node:       c.Node,
 		Logger:     c.cfg.Logger,
 		OnUpdate:   c.batch.add,
+		// the client's artifact block (client/getter)
+		Artifacts: c.cfg.Artifacts,
+		Previous:  prev,
+		// migrate.go: data of a previous allocation on another node
+		FetchPrevious: c.fetchPrevious,
 	})
 }
 
@@ -41,7 +47,7 @@ func (c *Client) applyAlloc(a *structs.Allocation) {
 	if a.NodeID == "" {
 		a.NodeID = c.NodeID()
 	}
-	ar, err := c.newRunner(a)
+	ar, err := c.newRunner(a, c.allocs[a.PreviousAllocation])
 	if err != nil {
 		c.logger.Error("creating alloc runner", "alloc_id", a.ID, "error", err)
 		c.batch.add(&structs.Allocation{ID: a.ID, NodeID: a.NodeID, ClientStatus: structs.AllocClientStatusFailed,
@@ -83,7 +89,7 @@ func (c *Client) restoreAllocs() {
 		return
 	}
 	for _, a := range allocs {
-		ar, err := c.newRunner(a)
+		ar, err := c.newRunner(a, nil) // its data moved when it first ran
 		if err != nil {
 			c.logger.Error("restoring alloc", "alloc_id", a.ID, "error", err)
 			continue

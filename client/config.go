@@ -8,9 +8,11 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/nomadish/nomadish/client/fingerprint"
+	"github.com/nomadish/nomadish/client/getter"
 	"github.com/nomadish/nomadish/client/pluginmgr"
 	"github.com/nomadish/nomadish/drivers"
 	"github.com/nomadish/nomadish/drivers/base"
+	"github.com/nomadish/nomadish/structs"
 )
 
 // RPCer is how the client talks to the servers (rpcclient.Client over TCP,
@@ -66,9 +68,15 @@ type Config struct {
 	// Version is reported as the nomad.version attribute (default
 	// version.Version).
 	Version string
+	// HostVolumes are the client's host_volume blocks by name, reported in
+	// the node (Node.HostVolumes) and mounted into tasks (taskrunner).
+	HostVolumes map[string]*structs.ClientHostVolumeConfig
 	// Launcher starts driver plugins (default: drivers.Launch with
 	// PluginExecutable). Tests inject fakes.
 	Launcher pluginmgr.LaunchFunc
+	// Artifacts is the artifact block: download limits and isolation of
+	// the tasks' artifacts (nil: getter.DefaultConfig()).
+	Artifacts *getter.Config
 }
 
 var errNoDataDir = errors.New("client: data_dir is required outside dev mode")

@@ -56,6 +56,7 @@ func (c *Client) buildNode(fp *fingerprint.Result, id, secret string) *structs.N
 		NodeResources:         withPortRange(fp.Resources, c.cfg),
 		ReservedResources:     reserved,
 		Drivers:               map[string]*structs.DriverInfo{},
+		HostVolumes:           hostVolumes(c.cfg.HostVolumes),
 		Status:                structs.NodeStatusReady,
 		SchedulingEligibility: structs.NodeSchedulingEligible,
 	}

@@ -58,6 +58,7 @@ func taskConfigToPB(c *base.TaskConfig) (*pb.TaskConfig, error) {
 		Resources: resourcesToPB(c.Resources),
 		AllocDir:  c.AllocDir, TaskDir: c.TaskDir, StdoutPath: c.StdoutPath, StderrPath: c.StderrPath,
 		LogMaxFiles: int32(c.LogMaxFiles), LogMaxFileSizeMb: int32(c.LogMaxFileSizeMB),
+		Mounts: mountsToPB(c.Mounts), // convert_mounts.go
 	}, nil
 }
 
@@ -76,6 +77,7 @@ func taskConfigFromPB(p *pb.TaskConfig) (*base.TaskConfig, error) {
 		LogMaxFiles: int(p.LogMaxFiles), LogMaxFileSizeMB: int(p.LogMaxFileSizeMb),
 	}
 	c.Resources = resourcesFromPB(p.Resources)
+	c.Mounts = mountsFromPB(p.Mounts)
 	return c, nil
 }
 

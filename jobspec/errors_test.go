@@ -123,9 +123,9 @@ func TestUnimplementedBlocksWarn(t *testing.T) {
   vault_token = "x"
   group "g" {
     shutdown_delay = "5s"
-    volume "v" {
-      type = "host"
-      source = undefined_thing
+    consul {
+      namespace = "x"
+      cluster = undefined_thing
     }
     task "t" {
       driver = "docker"
@@ -147,7 +147,7 @@ func TestUnimplementedBlocksWarn(t *testing.T) {
 		`w.hcl:2:3: Unsupported block ignored; nomadish does not implement "ui" blocks in a job yet`,
 		`w.hcl:9:3: Unsupported argument ignored; nomadish does not implement job.vault_token yet`,
 		`w.hcl:11:5: Unsupported argument ignored; nomadish does not implement group.shutdown_delay yet`,
-		`w.hcl:12:5: Unsupported block ignored; nomadish does not implement "volume" blocks in a group yet`,
+		`w.hcl:12:5: Unsupported block ignored; nomadish does not implement "consul" blocks in a group yet`,
 		`w.hcl:18:7: Unsupported block ignored; nomadish does not implement "template" blocks in a task yet`,
 		`w.hcl:23:9: Unsupported block ignored; nomadish does not implement "device" blocks in a resources yet`,
 	}

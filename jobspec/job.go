@@ -93,10 +93,12 @@ func (p *parser) decodeGroup(b *hclsyntax.Block) (*structs.TaskGroup, *reschedul
 				tg.EphemeralDisk = p.decodeEphemeralDisk(b)
 			},
 			"network": func(b *hclsyntax.Block) { tg.Networks = appendNonNil(tg.Networks, p.decodeNetwork(b)) },
+			"volume":  func(b *hclsyntax.Block) { p.decodeVolume(b, tg) },           // volumes.go
 			"scaling": func(b *hclsyntax.Block) { tg.Scaling = p.decodeScaling(b) }, // periodic.go
 		},
-		multi: map[string]bool{"task": true, "affinity": true, "spread": true, "constraint": true},
+		multi: map[string]bool{"task": true, "affinity": true, "spread": true, "constraint": true, "volume": true},
 	})
+	p.checkVolumeMounts(b, tg)
 	p.setMaxClientDisconnect(b, tg, maxDisconnect)
 	return tg, resched
 }
@@ -143,10 +145,16 @@ func (p *parser) decodeTask(b *hclsyntax.Block) *structs.Task {
 			"resources": func(b *hclsyntax.Block) {
 				t.Resources = p.decodeResources(b)
 			},
-			"logs":             func(b *hclsyntax.Block) { t.LogConfig = p.decodeLogs(b) },
+			"logs": func(b *hclsyntax.Block) { t.LogConfig = p.decodeLogs(b) },
+			"artifact": func(b *hclsyntax.Block) { // artifact.go
+				t.Artifacts = appendNonNil(t.Artifacts, p.decodeArtifact(b))
+			},
+			"volume_mount": func(b *hclsyntax.Block) {
+				t.VolumeMounts = appendNonNil(t.VolumeMounts, p.decodeVolumeMount(b))
+			},
 			"dispatch_payload": func(b *hclsyntax.Block) { t.DispatchPayload = p.decodeDispatchPayload(b) }, // periodic.go
 		},
-		multi: map[string]bool{"affinity": true, "constraint": true},
+		multi: map[string]bool{"affinity": true, "constraint": true, "artifact": true, "volume_mount": true},
 	})
 	p.checkDriver(b, t, configBroken) // driver_config.go
 	return t

@@ -8,10 +8,10 @@ var (
 	ignoredBlocks = map[string]map[string]bool{
 		"job": set("consul", "multiregion", "ui", "vault"),
 		"group": set("consul",
-			"service", "vault", "volume"),
-		"task": set("action", "artifact", "consul", "csi_plugin",
+			"service", "vault"),
+		"task": set("action", "consul", "csi_plugin",
 			"identity", "lifecycle", "restart", "scaling", "schedule", "secret",
-			"service", "template", "vault", "volume_mount"),
+			"service", "template", "vault"),
 		"resources": set("device", "network"),
 	}
 	ignoredAttrs = map[string]map[string]bool{

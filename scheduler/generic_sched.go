@@ -199,7 +199,11 @@ func (s *genericScheduler) placeAll(places []reconcile.Placement, index uint64) 
 		if p.Reschedule {
 			opts = &selectOptions{PenaltyNodes: penaltyNodes(p.Previous)}
 		}
-		option, metric, err := stack.SelectWith(tg, opts)
+		prefer, err := preferredNode(s.state, p.Previous, tg, ready) // stack_sticky.go
+		if err != nil {
+			return err
+		}
+		option, metric, err := stack.selectPreferring(tg, opts, prefer)
 		if err != nil {
 			return err
 		}

@@ -45,6 +45,8 @@ import (
 //	        (scenario_ports_test.go)
 //	node add ... numa=2x8 smt=true reserved_cores=0,1; job add ... cores=4 numa=require; print cores
 //	        (scenario_numa_test.go)
+//	node add ... volumes=name,name:ro; job add ... volumes=src,src:ro sticky=true migrate=true
+//	        (scenario_volumes_test.go)
 //	explain <job> <node> [group=<job>]  (the node's whole verdict, ExplainNode)
 //	constraint|group add|pool|classes|failed ...  and node add attr.k=v meta.k=v class= pool=
 //	        (scenario_constraint_test.go)
@@ -169,6 +171,7 @@ func (sc *scenario) nodeAdd(id string, args map[string]string) string {
 	sc.nodeExtras(n, args)
 	sc.nodePortArgs(n, args) // scenario_ports_test.go
 	sc.nodeNUMAArgs(n, args) // scenario_numa_test.go
+	sc.nodeVolumeArgs(n, args)
 	sc.store.UpsertNode(n)
 	sc.systemNodeEvals(n.ID)
 	return ""
@@ -238,6 +241,7 @@ func (sc *scenario) jobAdd(id string, args map[string]string) string {
 	sc.jobRankArgs(j, args)
 	sc.jobPortArgs(j, args) // scenario_ports_test.go
 	sc.jobNUMAArgs(j, args) // scenario_numa_test.go
+	sc.jobVolumeArgs(j, args)
 	sc.store.UpsertJob(j)
 	sc.store.UpsertEval(sc.newEval(j, structs.EvalTriggerJobRegister))
 	return ""

@@ -29,6 +29,7 @@ func (s *Server) endpointDeps() endpoints.Deps {
 		Logger:        s.logger,
 		DriverSchemas: s.cfg.DriverSchemas,
 		ACL:           s.aclConfig(),
+		Keyring:       s.keyring,
 		Limits: endpoints.Limits{
 			JobMaxCount:        s.cfg.JobMaxCount,
 			ClientIntroduction: s.cfg.ClientIntroduction,

@@ -18,6 +18,7 @@ import (
 	"github.com/nomadish/nomadish/server/endpoints"
 	"github.com/nomadish/nomadish/server/fsm"
 	"github.com/nomadish/nomadish/server/heartbeat"
+	"github.com/nomadish/nomadish/server/keyring"
 	"github.com/nomadish/nomadish/server/nodeconn"
 	"github.com/nomadish/nomadish/server/planapply"
 	"github.com/nomadish/nomadish/server/rpcserver"
@@ -223,6 +224,8 @@ type Server struct {
 
 	// nodeConns holds the clients' node tunnels (node_conns.go).
 	nodeConns *nodeconn.Registry
+	// keyring holds the root keys' material (keyring_leader.go).
+	keyring *keyring.Keyring
 
 	shutdownMu sync.Mutex
 	shutdown   bool
@@ -248,6 +251,9 @@ func NewServer(cfg *Config) (*Server, error) {
 	if s.fsm, err = fsm.New(s.logger, notifier); err != nil {
 		return nil, err
 	}
+	if s.keyring, err = s.newKeyring(); err != nil { // keyring_leader.go
+		return nil, err
+	}
 	if err := s.setupTransport(); err != nil { // transport.go
 		return nil, err
 	}
@@ -261,8 +267,9 @@ func NewServer(cfg *Config) (*Server, error) {
 		return nil, err
 	}
 	s.rpc.Serve() // raft's layer has its reader now
-	s.wg.Add(1)
+	s.wg.Add(2)
 	go s.monitorLeadership()
+	go s.replicateKeys() // keyring_leader.go
 	if err := s.cluster.StartGossip(); err != nil {
 		s.Shutdown()
 		return nil, err

@@ -260,6 +260,7 @@ type TaskEvent struct {
 	KillError      string
 	RestartReason  string
 	DriverError    string
+	DownloadError  string // TaskArtifactDownloadFailed's reason (artifact.go)
 	StartDelay     int64
 	FailsTask      bool
 }

@@ -99,7 +99,8 @@ type TaskGroup struct {
 	// (disconnect.go).
 	MaxClientDisconnect *time.Duration
 	Disconnect          *DisconnectStrategy
-	Scaling             *ScalingPolicy // scaling.go
+	Volumes             map[string]*VolumeRequest // volumes.go
+	Scaling             *ScalingPolicy            // scaling.go
 }
 
 // Task is one process, container or VM run by a driver.
@@ -117,6 +118,9 @@ type Task struct {
 	LogConfig   *LogConfig // nil: the client's defaults (DefaultLogMaxFiles x DefaultLogMaxFileSizeMB)
 	Constraints []*Constraint
 	Affinities  []*Affinity
+	Artifacts   []*TaskArtifact // downloaded before each start (artifact.go)
+
+	VolumeMounts []*VolumeMount // volumes.go
 	// DispatchPayload writes a dispatched job's payload into the task's
 	// local dir (dispatch.go).
 	DispatchPayload *DispatchPayloadConfig

@@ -80,6 +80,7 @@ func (tg *TaskGroup) canonicalize(j *Job) {
 	}
 	tg.canonicalizeScaling(j)
 	tg.canonicalizeMigrate(j)
+	tg.canonicalizeVolumes()
 	tg.canonicalizeUpdate(j)
 	for _, t := range tg.Tasks {
 		t.Canonicalize()
@@ -94,6 +95,11 @@ func (t *Task) Canonicalize() {
 	t.Resources.Canonicalize()
 	if t.KillTimeout == 0 {
 		t.KillTimeout = DefaultKillTimeout
+	}
+	for _, a := range t.Artifacts {
+		if a != nil {
+			a.Canonicalize()
+		}
 	}
 }
 
@@ -162,6 +168,7 @@ func (tg *TaskGroup) validate(errs *MultiError) {
 	tg.validateUpdate(errs)
 	tg.validateNetworks(errs)
 	tg.validateDisconnect(errs)
+	tg.validateVolumes(errs)
 	seen := map[string]bool{}
 	for i, t := range tg.Tasks {
 		if t.Name == "" {
@@ -176,6 +183,7 @@ func (tg *TaskGroup) validate(errs *MultiError) {
 			errs.Add(fmt.Errorf("group %q: task %q: missing driver", tg.Name, t.Name))
 		}
 		validatePreferences(fmt.Sprintf("group %q: task %q", tg.Name, t.Name), t.Affinities, nil, errs)
+		t.validateArtifacts(fmt.Sprintf("group %q: task %q", tg.Name, t.Name), errs) // artifact.go
 		if t.KillTimeout < 0 {
 			errs.Add(fmt.Errorf("group %q: task %q: kill_timeout can't be negative", tg.Name, t.Name))
 		}

@@ -43,6 +43,7 @@ type Node struct {
 	DrainStrategy         *DrainStrategy // nil unless draining; Drain mirrors it
 	Events                []*NodeEvent
 	ComputedClass         string
+	HostVolumes           map[string]*ClientHostVolumeConfig // volumes.go
 
 	CreateIndex uint64
 	ModifyIndex uint64

@@ -140,6 +140,10 @@ type ClientConfig struct {
 	// IntroToken is client { intro_token }: the client introduction token
 	// sent when the node registers for the first time.
 	IntroToken string
+	// Artifact is client { artifact { ... } } (artifact.go).
+	Artifact ArtifactConfig
+	// HostVolumes are the host_volume blocks (host_volumes.go).
+	HostVolumes []HostVolume
 }
 
 // ACLConfig is the acl block, Nomad's keys: enabled turns token checks

@@ -109,8 +109,12 @@ func (d *decoder) body(body *hclsyntax.Body, prefix string) {
 			d.body(b.Body, key+".")
 		case key == "client.meta" && len(b.Labels) == 0:
 			d.metaBlock(b, key)
+		case key == "client.artifact" && len(b.Labels) == 0: // artifact.go
+			d.body(b.Body, key+".")
 		case (key == "client.reserved" || key == "server.server_join" || key == "server.client_introduction") && len(b.Labels) == 0:
 			d.body(b.Body, key+".")
+		case key == "client.host_volume":
+			d.hostVolume(b) // host_volumes.go
 		case key == "plugin" && len(b.Labels) == 1:
 			d.plugin(b)
 		case key == "plugin":
@@ -147,7 +151,7 @@ func (d *decoder) names(prefix string) []string {
 	for key := range sectionBlocks {
 		add(key)
 	}
-	for _, key := range []string{"plugin", "client.meta", "client.reserved", "server.server_join", "server.client_introduction"} {
+	for _, key := range []string{"plugin", "client.host_volume", "client.meta", "client.reserved", "server.server_join", "server.client_introduction"} {
 		add(key)
 	}
 	return out

@@ -60,6 +60,8 @@ func (c *Config) Validate() error {
 	c.validateOrigins(bad)
 	c.validateACL(bad)
 	c.validateLimits(bad)
+	c.validateArtifact(bad) // artifact.go
+	c.validateHostVolumes(bad)
 	if len(errs) == 0 {
 		return nil
 	}

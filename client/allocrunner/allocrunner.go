@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/nomadish/nomadish/client/allocdir"
+	"github.com/nomadish/nomadish/client/getter"
 	"github.com/nomadish/nomadish/client/taskrunner"
 	"github.com/nomadish/nomadish/structs"
 )
@@ -41,6 +42,14 @@ type Config struct {
 	// ClientStatus, ClientDescription, TaskStates) each time a task's state
 	// changes. It is called from task runner goroutines and must not block.
 	OnUpdate func(update *structs.Allocation)
+	// Artifacts is the client's artifact block (taskrunner.Config.Artifacts).
+	Artifacts *getter.Config
+	// Previous is the runner of the allocation this one replaces when it
+	// is on this node (nil otherwise): sticky.go moves its data over.
+	Previous *AllocRunner
+	// FetchPrevious restores into dir the migrating data of the previous
+	// allocation when it ran on another node (nil: not fetched; sticky.go).
+	FetchPrevious func(prevAllocID string, dir *allocdir.AllocDir, tasks []string, maxBytes int64) error
 }
 
 // AllocRunner runs one allocation. Methods are safe from any goroutine.
@@ -65,6 +74,8 @@ type AllocRunner struct {
 	healthFor string
 	health    *structs.AllocDeploymentStatus
 	healthCh  chan struct{} // cap 1: a task state changed
+
+	prevMoved bool // sticky.go: the previous alloc's data was taken; run's goroutine only
 }
 
 // New returns an alloc runner; it restores its tasks' states from cfg.State
@@ -120,6 +131,8 @@ func (ar *AllocRunner) addTask(task *structs.Task) error {
 		Alloc: ar.alloc, Task: task, AllocDir: ar.dir, Driver: drv, State: ar.cfg.State,
 		Region: ar.cfg.Region, Datacenter: ar.cfg.Datacenter, Node: ar.cfg.Node, Logger: ar.cfg.Logger,
 		OnUpdate: ar.taskStateUpdated,
+		// the client's artifact limits (client/getter)
+		Artifacts: ar.cfg.Artifacts,
 	})
 	if err != nil {
 		return fmt.Errorf("creating task runner %q: %w", task.Name, err)
@@ -135,6 +148,9 @@ func (ar *AllocRunner) Run() {
 }
 
 func (ar *AllocRunner) run() {
+	if ar.waitPrevious() { // sticky.go
+		return
+	}
 	if ar.cfg.State != nil {
 		if err := ar.cfg.State.PutAlloc(ar.Alloc()); err != nil {
 			ar.logger.Error("persisting alloc", "error", err)

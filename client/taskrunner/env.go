@@ -131,6 +131,7 @@ func BuildTaskConfig(id string, alloc *structs.Allocation, task *structs.Task, d
 		TaskDir:       dir.TaskDir(task.Name).Dir,
 		StdoutPath:    dir.LogPath(task.Name, "stdout"),
 		StderrPath:    dir.LogPath(task.Name, "stderr"),
+		Mounts:        taskMountsOrNil(alloc, task, node), // volumes.go
 	}
 	if lc := task.LogConfig; lc != nil {
 		cfg.LogMaxFiles, cfg.LogMaxFileSizeMB = lc.MaxFiles, lc.MaxFileSizeMB

@@ -22,7 +22,9 @@ type prestartHook struct {
 // prestartHooks run in this order before every start. A new hook is its
 // own file and one line here.
 var prestartHooks = []prestartHook{
-	payloadHook, // payload_hook.go
+	artifactHook, // artifact_hook.go: first, as in Nomad
+	volumesHook,  // volumes.go
+	payloadHook,  // payload_hook.go
 }
 
 // prestart runs the prestart hooks in order; it reports whether the task

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/nomadish/nomadish/client/allocdir"
+	"github.com/nomadish/nomadish/client/getter"
 	"github.com/nomadish/nomadish/drivers/base"
 	"github.com/nomadish/nomadish/structs"
 )
@@ -46,6 +47,8 @@ type Config struct {
 	OnUpdate func()
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+	// Artifacts is the client's artifact block (nil: getter.DefaultConfig()).
+	Artifacts *getter.Config
 }
 
 // persisted is what the state db holds per task.
@@ -53,6 +56,8 @@ type persisted struct {
 	Handle  *base.TaskHandle
 	State   *structs.TaskState
 	Restart RestartState
+	// Artifacts are the keys of the artifacts fetched (artifact_hook.go).
+	Artifacts []string
 }
 
 // TaskRunner runs one task. Run is its one goroutine; the other methods may
@@ -68,6 +73,8 @@ type TaskRunner struct {
 	restart RestartState
 	updated *structs.Allocation          // newest alloc from Update (update.go), nil: cfg.Alloc
 	hookEnv map[string]map[string]string // per prestart hook, its env additions (hooks.go)
+
+	artifacts artifactState // fetched artifacts, guarded by mu (artifact_hook.go)
 
 	stats       statsTracker // latest usage sample and its collector (stats.go)
 	userRestart userRestart  // alloc restart requests to Run (restart_user.go)
@@ -106,6 +113,7 @@ func New(cfg Config) (*TaskRunner, error) {
 		}
 		if ok && p.State != nil {
 			tr.state, tr.handle, tr.restart = p.State, p.Handle, p.Restart
+			tr.artifacts = restoreArtifacts(p.Artifacts)
 			return tr, nil
 		}
 	}
@@ -206,6 +214,7 @@ func (tr *TaskRunner) persist() {
 	}
 	tr.mu.Lock()
 	p := persisted{Handle: tr.handle, State: tr.state, Restart: tr.restart}
+	p.Artifacts = tr.artifacts.keys()
 	err := tr.cfg.State.PutTaskState(tr.cfg.Alloc.ID, tr.cfg.Task.Name, &p)
 	tr.mu.Unlock()
 	if err != nil {

@@ -38,6 +38,8 @@ type TaskConfig struct {
 	// defaults (10 files of 10 MiB).
 	LogMaxFiles      int
 	LogMaxFileSizeMB int
+
+	Mounts []MountConfig // host volumes (mounts.go)
 }
 
 // Resources are the task's allocated resources.

@@ -207,6 +207,7 @@ func containerConfig(cfg *base.TaskConfig, tc *taskConfig, pc pluginConfig) (*co
 	if hc.Binds, err = binds(cfg, tc.Volumes, hp, pc.SELinuxLabel); err != nil {
 		return nil, nil, err
 	}
+	hc.Binds = append(hc.Binds, volumeBinds(cfg.Mounts, pc.SELinuxLabel)...) // volumes.go
 	if hc.Mounts, err = resolveMounts(tc.Mounts, hp); err != nil {
 		return nil, nil, err
 	}

@@ -511,6 +511,7 @@ type TaskConfig struct {
 	StderrPath       string                 `protobuf:"bytes,13,opt,name=stderr_path,json=stderrPath,proto3" json:"stderr_path,omitempty"`
 	LogMaxFiles      int32                  `protobuf:"varint,14,opt,name=log_max_files,json=logMaxFiles,proto3" json:"log_max_files,omitempty"`
 	LogMaxFileSizeMb int32                  `protobuf:"varint,15,opt,name=log_max_file_size_mb,json=logMaxFileSizeMb,proto3" json:"log_max_file_size_mb,omitempty"`
+	Mounts           []*MountConfig         `protobuf:"bytes,16,rep,name=mounts,proto3" json:"mounts,omitempty"` // host volumes (volume_mount)
 	unknownFields    protoimpl.UnknownFields
 	sizeCache        protoimpl.SizeCache
 }
@@ -650,6 +651,90 @@ func (x *TaskConfig) GetLogMaxFileSizeMb() int32 {
 	return 0
 }
 
+func (x *TaskConfig) GetMounts() []*MountConfig {
+	if x != nil {
+		return x.Mounts
+	}
+	return nil
+}
+
+// MountConfig is a host path made visible in the task (base.MountConfig).
+type MountConfig struct {
+	state           protoimpl.MessageState `protogen:"open.v1"`
+	TaskPath        string                 `protobuf:"bytes,1,opt,name=task_path,json=taskPath,proto3" json:"task_path,omitempty"`
+	HostPath        string                 `protobuf:"bytes,2,opt,name=host_path,json=hostPath,proto3" json:"host_path,omitempty"`
+	Readonly        bool                   `protobuf:"varint,3,opt,name=readonly,proto3" json:"readonly,omitempty"`
+	Volume          string                 `protobuf:"bytes,4,opt,name=volume,proto3" json:"volume,omitempty"`
+	PropagationMode string                 `protobuf:"bytes,5,opt,name=propagation_mode,json=propagationMode,proto3" json:"propagation_mode,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *MountConfig) Reset() {
+	*x = MountConfig{}
+	mi := &file_driver_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MountConfig) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MountConfig) ProtoMessage() {}
+
+func (x *MountConfig) ProtoReflect() protoreflect.Message {
+	mi := &file_driver_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MountConfig.ProtoReflect.Descriptor instead.
+func (*MountConfig) Descriptor() ([]byte, []int) {
+	return file_driver_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *MountConfig) GetTaskPath() string {
+	if x != nil {
+		return x.TaskPath
+	}
+	return ""
+}
+
+func (x *MountConfig) GetHostPath() string {
+	if x != nil {
+		return x.HostPath
+	}
+	return ""
+}
+
+func (x *MountConfig) GetReadonly() bool {
+	if x != nil {
+		return x.Readonly
+	}
+	return false
+}
+
+func (x *MountConfig) GetVolume() string {
+	if x != nil {
+		return x.Volume
+	}
+	return ""
+}
+
+func (x *MountConfig) GetPropagationMode() string {
+	if x != nil {
+		return x.PropagationMode
+	}
+	return ""
+}
+
 type TaskHandle struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Version       int32                  `protobuf:"varint,1,opt,name=version,proto3" json:"version,omitempty"`
@@ -662,7 +747,7 @@ type TaskHandle struct {
 
 func (x *TaskHandle) Reset() {
 	*x = TaskHandle{}
-	mi := &file_driver_proto_msgTypes[9]
+	mi := &file_driver_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -674,7 +759,7 @@ func (x *TaskHandle) String() string {
 func (*TaskHandle) ProtoMessage() {}
 
 func (x *TaskHandle) ProtoReflect() protoreflect.Message {
-	mi := &file_driver_proto_msgTypes[9]
+	mi := &file_driver_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -687,7 +772,7 @@ func (x *TaskHandle) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskHandle.ProtoReflect.Descriptor instead.
 func (*TaskHandle) Descriptor() ([]byte, []int) {
-	return file_driver_proto_rawDescGZIP(), []int{9}
+	return file_driver_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *TaskHandle) GetVersion() int32 {
@@ -727,7 +812,7 @@ type StartTaskRequest struct {
 
 func (x *StartTaskRequest) Reset() {
 	*x = StartTaskRequest{}
-	mi := &file_driver_proto_msgTypes[10]
+	mi := &file_driver_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -739,7 +824,7 @@ func (x *StartTaskRequest) String() string {
 func (*StartTaskRequest) ProtoMessage() {}
 
 func (x *StartTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_driver_proto_msgTypes[10]
+	mi := &file_driver_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -752,7 +837,7 @@ func (x *StartTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartTaskRequest.ProtoReflect.Descriptor instead.
 func (*StartTaskRequest) Descriptor() ([]byte, []int) {
-	return file_driver_proto_rawDescGZIP(), []int{10}
+	return file_driver_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *StartTaskRequest) GetTask() *TaskConfig {
@@ -771,7 +856,7 @@ type StartTaskResponse struct {
 
 func (x *StartTaskResponse) Reset() {
 	*x = StartTaskResponse{}
-	mi := &file_driver_proto_msgTypes[11]
+	mi := &file_driver_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -783,7 +868,7 @@ func (x *StartTaskResponse) String() string {
 func (*StartTaskResponse) ProtoMessage() {}
 
 func (x *StartTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_driver_proto_msgTypes[11]
+	mi := &file_driver_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -796,7 +881,7 @@ func (x *StartTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartTaskResponse.ProtoReflect.Descriptor instead.
 func (*StartTaskResponse) Descriptor() ([]byte, []int) {
-	return file_driver_proto_rawDescGZIP(), []int{11}
+	return file_driver_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *StartTaskResponse) GetHandle() *TaskHandle {
@@ -815,7 +900,7 @@ type TaskIDRequest struct {
 
 func (x *TaskIDRequest) Reset() {
 	*x = TaskIDRequest{}
-	mi := &file_driver_proto_msgTypes[12]
+	mi := &file_driver_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -827,7 +912,7 @@ func (x *TaskIDRequest) String() string {
 func (*TaskIDRequest) ProtoMessage() {}
 
 func (x *TaskIDRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_driver_proto_msgTypes[12]
+	mi := &file_driver_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -840,7 +925,7 @@ func (x *TaskIDRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskIDRequest.ProtoReflect.Descriptor instead.
 func (*TaskIDRequest) Descriptor() ([]byte, []int) {
-	return file_driver_proto_rawDescGZIP(), []int{12}
+	return file_driver_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *TaskIDRequest) GetTaskId() string {
@@ -863,7 +948,7 @@ type ExitResult struct {
 
 func (x *ExitResult) Reset() {
 	*x = ExitResult{}
-	mi := &file_driver_proto_msgTypes[13]
+	mi := &file_driver_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -875,7 +960,7 @@ func (x *ExitResult) String() string {
 func (*ExitResult) ProtoMessage() {}
 
 func (x *ExitResult) ProtoReflect() protoreflect.Message {
-	mi := &file_driver_proto_msgTypes[13]
+	mi := &file_driver_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -888,7 +973,7 @@ func (x *ExitResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExitResult.ProtoReflect.Descriptor instead.
 func (*ExitResult) Descriptor() ([]byte, []int) {
-	return file_driver_proto_rawDescGZIP(), []int{13}
+	return file_driver_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ExitResult) GetExitCode() int32 {
@@ -937,7 +1022,7 @@ type StopTaskRequest struct {
 
 func (x *StopTaskRequest) Reset() {
 	*x = StopTaskRequest{}
-	mi := &file_driver_proto_msgTypes[14]
+	mi := &file_driver_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -949,7 +1034,7 @@ func (x *StopTaskRequest) String() string {
 func (*StopTaskRequest) ProtoMessage() {}
 
 func (x *StopTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_driver_proto_msgTypes[14]
+	mi := &file_driver_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -962,7 +1047,7 @@ func (x *StopTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StopTaskRequest.ProtoReflect.Descriptor instead.
 func (*StopTaskRequest) Descriptor() ([]byte, []int) {
-	return file_driver_proto_rawDescGZIP(), []int{14}
+	return file_driver_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *StopTaskRequest) GetTaskId() string {
@@ -996,7 +1081,7 @@ type DestroyTaskRequest struct {
 
 func (x *DestroyTaskRequest) Reset() {
 	*x = DestroyTaskRequest{}
-	mi := &file_driver_proto_msgTypes[15]
+	mi := &file_driver_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1008,7 +1093,7 @@ func (x *DestroyTaskRequest) String() string {
 func (*DestroyTaskRequest) ProtoMessage() {}
 
 func (x *DestroyTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_driver_proto_msgTypes[15]
+	mi := &file_driver_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1021,7 +1106,7 @@ func (x *DestroyTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DestroyTaskRequest.ProtoReflect.Descriptor instead.
 func (*DestroyTaskRequest) Descriptor() ([]byte, []int) {
-	return file_driver_proto_rawDescGZIP(), []int{15}
+	return file_driver_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *DestroyTaskRequest) GetTaskId() string {
@@ -1053,7 +1138,7 @@ type TaskStatus struct {
 
 func (x *TaskStatus) Reset() {
 	*x = TaskStatus{}
-	mi := &file_driver_proto_msgTypes[16]
+	mi := &file_driver_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1065,7 +1150,7 @@ func (x *TaskStatus) String() string {
 func (*TaskStatus) ProtoMessage() {}
 
 func (x *TaskStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_driver_proto_msgTypes[16]
+	mi := &file_driver_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1078,7 +1163,7 @@ func (x *TaskStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskStatus.ProtoReflect.Descriptor instead.
 func (*TaskStatus) Descriptor() ([]byte, []int) {
-	return file_driver_proto_rawDescGZIP(), []int{16}
+	return file_driver_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *TaskStatus) GetId() string {
@@ -1140,7 +1225,7 @@ type SignalTaskRequest struct {
 
 func (x *SignalTaskRequest) Reset() {
 	*x = SignalTaskRequest{}
-	mi := &file_driver_proto_msgTypes[17]
+	mi := &file_driver_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1152,7 +1237,7 @@ func (x *SignalTaskRequest) String() string {
 func (*SignalTaskRequest) ProtoMessage() {}
 
 func (x *SignalTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_driver_proto_msgTypes[17]
+	mi := &file_driver_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1165,7 +1250,7 @@ func (x *SignalTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SignalTaskRequest.ProtoReflect.Descriptor instead.
 func (*SignalTaskRequest) Descriptor() ([]byte, []int) {
-	return file_driver_proto_rawDescGZIP(), []int{17}
+	return file_driver_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *SignalTaskRequest) GetTaskId() string {
@@ -1192,7 +1277,7 @@ type UpdateTaskRequest struct {
 
 func (x *UpdateTaskRequest) Reset() {
 	*x = UpdateTaskRequest{}
-	mi := &file_driver_proto_msgTypes[18]
+	mi := &file_driver_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1204,7 +1289,7 @@ func (x *UpdateTaskRequest) String() string {
 func (*UpdateTaskRequest) ProtoMessage() {}
 
 func (x *UpdateTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_driver_proto_msgTypes[18]
+	mi := &file_driver_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1217,7 +1302,7 @@ func (x *UpdateTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateTaskRequest.ProtoReflect.Descriptor instead.
 func (*UpdateTaskRequest) Descriptor() ([]byte, []int) {
-	return file_driver_proto_rawDescGZIP(), []int{18}
+	return file_driver_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *UpdateTaskRequest) GetTaskId() string {
@@ -1244,7 +1329,7 @@ type TaskStatsRequest struct {
 
 func (x *TaskStatsRequest) Reset() {
 	*x = TaskStatsRequest{}
-	mi := &file_driver_proto_msgTypes[19]
+	mi := &file_driver_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1256,7 +1341,7 @@ func (x *TaskStatsRequest) String() string {
 func (*TaskStatsRequest) ProtoMessage() {}
 
 func (x *TaskStatsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_driver_proto_msgTypes[19]
+	mi := &file_driver_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1269,7 +1354,7 @@ func (x *TaskStatsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskStatsRequest.ProtoReflect.Descriptor instead.
 func (*TaskStatsRequest) Descriptor() ([]byte, []int) {
-	return file_driver_proto_rawDescGZIP(), []int{19}
+	return file_driver_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *TaskStatsRequest) GetTaskId() string {
@@ -1303,7 +1388,7 @@ type TaskResourceUsage struct {
 
 func (x *TaskResourceUsage) Reset() {
 	*x = TaskResourceUsage{}
-	mi := &file_driver_proto_msgTypes[20]
+	mi := &file_driver_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1315,7 +1400,7 @@ func (x *TaskResourceUsage) String() string {
 func (*TaskResourceUsage) ProtoMessage() {}
 
 func (x *TaskResourceUsage) ProtoReflect() protoreflect.Message {
-	mi := &file_driver_proto_msgTypes[20]
+	mi := &file_driver_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1328,7 +1413,7 @@ func (x *TaskResourceUsage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskResourceUsage.ProtoReflect.Descriptor instead.
 func (*TaskResourceUsage) Descriptor() ([]byte, []int) {
-	return file_driver_proto_rawDescGZIP(), []int{20}
+	return file_driver_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *TaskResourceUsage) GetTimestampUnixNano() int64 {
@@ -1403,7 +1488,7 @@ type RecoverTaskRequest struct {
 
 func (x *RecoverTaskRequest) Reset() {
 	*x = RecoverTaskRequest{}
-	mi := &file_driver_proto_msgTypes[21]
+	mi := &file_driver_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1415,7 +1500,7 @@ func (x *RecoverTaskRequest) String() string {
 func (*RecoverTaskRequest) ProtoMessage() {}
 
 func (x *RecoverTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_driver_proto_msgTypes[21]
+	mi := &file_driver_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1428,7 +1513,7 @@ func (x *RecoverTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecoverTaskRequest.ProtoReflect.Descriptor instead.
 func (*RecoverTaskRequest) Descriptor() ([]byte, []int) {
-	return file_driver_proto_rawDescGZIP(), []int{21}
+	return file_driver_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *RecoverTaskRequest) GetHandle() *TaskHandle {
@@ -1449,7 +1534,7 @@ type ExecTaskSetup struct {
 
 func (x *ExecTaskSetup) Reset() {
 	*x = ExecTaskSetup{}
-	mi := &file_driver_proto_msgTypes[22]
+	mi := &file_driver_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1461,7 +1546,7 @@ func (x *ExecTaskSetup) String() string {
 func (*ExecTaskSetup) ProtoMessage() {}
 
 func (x *ExecTaskSetup) ProtoReflect() protoreflect.Message {
-	mi := &file_driver_proto_msgTypes[22]
+	mi := &file_driver_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1474,7 +1559,7 @@ func (x *ExecTaskSetup) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecTaskSetup.ProtoReflect.Descriptor instead.
 func (*ExecTaskSetup) Descriptor() ([]byte, []int) {
-	return file_driver_proto_rawDescGZIP(), []int{22}
+	return file_driver_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *ExecTaskSetup) GetTaskId() string {
@@ -1508,7 +1593,7 @@ type TerminalSize struct {
 
 func (x *TerminalSize) Reset() {
 	*x = TerminalSize{}
-	mi := &file_driver_proto_msgTypes[23]
+	mi := &file_driver_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1520,7 +1605,7 @@ func (x *TerminalSize) String() string {
 func (*TerminalSize) ProtoMessage() {}
 
 func (x *TerminalSize) ProtoReflect() protoreflect.Message {
-	mi := &file_driver_proto_msgTypes[23]
+	mi := &file_driver_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1533,7 +1618,7 @@ func (x *TerminalSize) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TerminalSize.ProtoReflect.Descriptor instead.
 func (*TerminalSize) Descriptor() ([]byte, []int) {
-	return file_driver_proto_rawDescGZIP(), []int{23}
+	return file_driver_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *TerminalSize) GetHeight() int32 {
@@ -1563,7 +1648,7 @@ type ExecTaskRequest struct {
 
 func (x *ExecTaskRequest) Reset() {
 	*x = ExecTaskRequest{}
-	mi := &file_driver_proto_msgTypes[24]
+	mi := &file_driver_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1575,7 +1660,7 @@ func (x *ExecTaskRequest) String() string {
 func (*ExecTaskRequest) ProtoMessage() {}
 
 func (x *ExecTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_driver_proto_msgTypes[24]
+	mi := &file_driver_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1588,7 +1673,7 @@ func (x *ExecTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecTaskRequest.ProtoReflect.Descriptor instead.
 func (*ExecTaskRequest) Descriptor() ([]byte, []int) {
-	return file_driver_proto_rawDescGZIP(), []int{24}
+	return file_driver_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *ExecTaskRequest) GetSetup() *ExecTaskSetup {
@@ -1631,7 +1716,7 @@ type ExecTaskResponse struct {
 
 func (x *ExecTaskResponse) Reset() {
 	*x = ExecTaskResponse{}
-	mi := &file_driver_proto_msgTypes[25]
+	mi := &file_driver_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1643,7 +1728,7 @@ func (x *ExecTaskResponse) String() string {
 func (*ExecTaskResponse) ProtoMessage() {}
 
 func (x *ExecTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_driver_proto_msgTypes[25]
+	mi := &file_driver_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1656,7 +1741,7 @@ func (x *ExecTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecTaskResponse.ProtoReflect.Descriptor instead.
 func (*ExecTaskResponse) Descriptor() ([]byte, []int) {
-	return file_driver_proto_rawDescGZIP(), []int{25}
+	return file_driver_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *ExecTaskResponse) GetStdout() []byte {
@@ -1713,7 +1798,7 @@ const file_driver_proto_rawDesc = "" +
 	"\rmemory_max_mb\x18\x03 \x01(\x03R\vmemoryMaxMb\x12\x14\n" +
 	"\x05cores\x18\x04 \x03(\rR\x05cores\x12\x1d\n" +
 	"\n" +
-	"numa_nodes\x18\x05 \x03(\rR\tnumaNodes\"\xc9\x04\n" +
+	"numa_nodes\x18\x05 \x03(\rR\tnumaNodes\"\x83\x05\n" +
 	"\n" +
 	"TaskConfig\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
@@ -1733,10 +1818,17 @@ const file_driver_proto_rawDesc = "" +
 	"\vstderr_path\x18\r \x01(\tR\n" +
 	"stderrPath\x12\"\n" +
 	"\rlog_max_files\x18\x0e \x01(\x05R\vlogMaxFiles\x12.\n" +
-	"\x14log_max_file_size_mb\x18\x0f \x01(\x05R\x10logMaxFileSizeMb\x1a6\n" +
+	"\x14log_max_file_size_mb\x18\x0f \x01(\x05R\x10logMaxFileSizeMb\x128\n" +
+	"\x06mounts\x18\x10 \x03(\v2 .nomadish.drivers.v1.MountConfigR\x06mounts\x1a6\n" +
 	"\bEnvEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x98\x01\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xa6\x01\n" +
+	"\vMountConfig\x12\x1b\n" +
+	"\ttask_path\x18\x01 \x01(\tR\btaskPath\x12\x1b\n" +
+	"\thost_path\x18\x02 \x01(\tR\bhostPath\x12\x1a\n" +
+	"\breadonly\x18\x03 \x01(\bR\breadonly\x12\x16\n" +
+	"\x06volume\x18\x04 \x01(\tR\x06volume\x12)\n" +
+	"\x10propagation_mode\x18\x05 \x01(\tR\x0fpropagationMode\"\x98\x01\n" +
 	"\n" +
 	"TaskHandle\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\x05R\aversion\x127\n" +
@@ -1861,7 +1953,7 @@ func file_driver_proto_rawDescGZIP() []byte {
 }
 
 var file_driver_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_driver_proto_msgTypes = make([]protoimpl.MessageInfo, 29)
+var file_driver_proto_msgTypes = make([]protoimpl.MessageInfo, 30)
 var file_driver_proto_goTypes = []any{
 	(ErrorCode)(0),               // 0: nomadish.drivers.v1.ErrorCode
 	(*Empty)(nil),                // 1: nomadish.drivers.v1.Empty
@@ -1873,75 +1965,77 @@ var file_driver_proto_goTypes = []any{
 	(*CapabilitiesResponse)(nil), // 7: nomadish.drivers.v1.CapabilitiesResponse
 	(*Resources)(nil),            // 8: nomadish.drivers.v1.Resources
 	(*TaskConfig)(nil),           // 9: nomadish.drivers.v1.TaskConfig
-	(*TaskHandle)(nil),           // 10: nomadish.drivers.v1.TaskHandle
-	(*StartTaskRequest)(nil),     // 11: nomadish.drivers.v1.StartTaskRequest
-	(*StartTaskResponse)(nil),    // 12: nomadish.drivers.v1.StartTaskResponse
-	(*TaskIDRequest)(nil),        // 13: nomadish.drivers.v1.TaskIDRequest
-	(*ExitResult)(nil),           // 14: nomadish.drivers.v1.ExitResult
-	(*StopTaskRequest)(nil),      // 15: nomadish.drivers.v1.StopTaskRequest
-	(*DestroyTaskRequest)(nil),   // 16: nomadish.drivers.v1.DestroyTaskRequest
-	(*TaskStatus)(nil),           // 17: nomadish.drivers.v1.TaskStatus
-	(*SignalTaskRequest)(nil),    // 18: nomadish.drivers.v1.SignalTaskRequest
-	(*UpdateTaskRequest)(nil),    // 19: nomadish.drivers.v1.UpdateTaskRequest
-	(*TaskStatsRequest)(nil),     // 20: nomadish.drivers.v1.TaskStatsRequest
-	(*TaskResourceUsage)(nil),    // 21: nomadish.drivers.v1.TaskResourceUsage
-	(*RecoverTaskRequest)(nil),   // 22: nomadish.drivers.v1.RecoverTaskRequest
-	(*ExecTaskSetup)(nil),        // 23: nomadish.drivers.v1.ExecTaskSetup
-	(*TerminalSize)(nil),         // 24: nomadish.drivers.v1.TerminalSize
-	(*ExecTaskRequest)(nil),      // 25: nomadish.drivers.v1.ExecTaskRequest
-	(*ExecTaskResponse)(nil),     // 26: nomadish.drivers.v1.ExecTaskResponse
-	nil,                          // 27: nomadish.drivers.v1.FingerprintResponse.AttributesEntry
-	nil,                          // 28: nomadish.drivers.v1.TaskConfig.EnvEntry
-	nil,                          // 29: nomadish.drivers.v1.TaskStatus.DriverAttributesEntry
+	(*MountConfig)(nil),          // 10: nomadish.drivers.v1.MountConfig
+	(*TaskHandle)(nil),           // 11: nomadish.drivers.v1.TaskHandle
+	(*StartTaskRequest)(nil),     // 12: nomadish.drivers.v1.StartTaskRequest
+	(*StartTaskResponse)(nil),    // 13: nomadish.drivers.v1.StartTaskResponse
+	(*TaskIDRequest)(nil),        // 14: nomadish.drivers.v1.TaskIDRequest
+	(*ExitResult)(nil),           // 15: nomadish.drivers.v1.ExitResult
+	(*StopTaskRequest)(nil),      // 16: nomadish.drivers.v1.StopTaskRequest
+	(*DestroyTaskRequest)(nil),   // 17: nomadish.drivers.v1.DestroyTaskRequest
+	(*TaskStatus)(nil),           // 18: nomadish.drivers.v1.TaskStatus
+	(*SignalTaskRequest)(nil),    // 19: nomadish.drivers.v1.SignalTaskRequest
+	(*UpdateTaskRequest)(nil),    // 20: nomadish.drivers.v1.UpdateTaskRequest
+	(*TaskStatsRequest)(nil),     // 21: nomadish.drivers.v1.TaskStatsRequest
+	(*TaskResourceUsage)(nil),    // 22: nomadish.drivers.v1.TaskResourceUsage
+	(*RecoverTaskRequest)(nil),   // 23: nomadish.drivers.v1.RecoverTaskRequest
+	(*ExecTaskSetup)(nil),        // 24: nomadish.drivers.v1.ExecTaskSetup
+	(*TerminalSize)(nil),         // 25: nomadish.drivers.v1.TerminalSize
+	(*ExecTaskRequest)(nil),      // 26: nomadish.drivers.v1.ExecTaskRequest
+	(*ExecTaskResponse)(nil),     // 27: nomadish.drivers.v1.ExecTaskResponse
+	nil,                          // 28: nomadish.drivers.v1.FingerprintResponse.AttributesEntry
+	nil,                          // 29: nomadish.drivers.v1.TaskConfig.EnvEntry
+	nil,                          // 30: nomadish.drivers.v1.TaskStatus.DriverAttributesEntry
 }
 var file_driver_proto_depIdxs = []int32{
-	27, // 0: nomadish.drivers.v1.FingerprintResponse.attributes:type_name -> nomadish.drivers.v1.FingerprintResponse.AttributesEntry
-	28, // 1: nomadish.drivers.v1.TaskConfig.env:type_name -> nomadish.drivers.v1.TaskConfig.EnvEntry
+	28, // 0: nomadish.drivers.v1.FingerprintResponse.attributes:type_name -> nomadish.drivers.v1.FingerprintResponse.AttributesEntry
+	29, // 1: nomadish.drivers.v1.TaskConfig.env:type_name -> nomadish.drivers.v1.TaskConfig.EnvEntry
 	8,  // 2: nomadish.drivers.v1.TaskConfig.resources:type_name -> nomadish.drivers.v1.Resources
-	9,  // 3: nomadish.drivers.v1.TaskHandle.config:type_name -> nomadish.drivers.v1.TaskConfig
-	9,  // 4: nomadish.drivers.v1.StartTaskRequest.task:type_name -> nomadish.drivers.v1.TaskConfig
-	10, // 5: nomadish.drivers.v1.StartTaskResponse.handle:type_name -> nomadish.drivers.v1.TaskHandle
-	0,  // 6: nomadish.drivers.v1.ExitResult.err_code:type_name -> nomadish.drivers.v1.ErrorCode
-	14, // 7: nomadish.drivers.v1.TaskStatus.exit_result:type_name -> nomadish.drivers.v1.ExitResult
-	29, // 8: nomadish.drivers.v1.TaskStatus.driver_attributes:type_name -> nomadish.drivers.v1.TaskStatus.DriverAttributesEntry
-	8,  // 9: nomadish.drivers.v1.UpdateTaskRequest.resources:type_name -> nomadish.drivers.v1.Resources
-	10, // 10: nomadish.drivers.v1.RecoverTaskRequest.handle:type_name -> nomadish.drivers.v1.TaskHandle
-	23, // 11: nomadish.drivers.v1.ExecTaskRequest.setup:type_name -> nomadish.drivers.v1.ExecTaskSetup
-	24, // 12: nomadish.drivers.v1.ExecTaskRequest.resize:type_name -> nomadish.drivers.v1.TerminalSize
-	14, // 13: nomadish.drivers.v1.ExecTaskResponse.result:type_name -> nomadish.drivers.v1.ExitResult
-	2,  // 14: nomadish.drivers.v1.Driver.Fingerprint:input_type -> nomadish.drivers.v1.FingerprintRequest
-	4,  // 15: nomadish.drivers.v1.Driver.SetConfig:input_type -> nomadish.drivers.v1.SetConfigRequest
-	6,  // 16: nomadish.drivers.v1.Driver.Capabilities:input_type -> nomadish.drivers.v1.CapabilitiesRequest
-	11, // 17: nomadish.drivers.v1.Driver.StartTask:input_type -> nomadish.drivers.v1.StartTaskRequest
-	13, // 18: nomadish.drivers.v1.Driver.WaitTask:input_type -> nomadish.drivers.v1.TaskIDRequest
-	15, // 19: nomadish.drivers.v1.Driver.StopTask:input_type -> nomadish.drivers.v1.StopTaskRequest
-	16, // 20: nomadish.drivers.v1.Driver.DestroyTask:input_type -> nomadish.drivers.v1.DestroyTaskRequest
-	13, // 21: nomadish.drivers.v1.Driver.InspectTask:input_type -> nomadish.drivers.v1.TaskIDRequest
-	18, // 22: nomadish.drivers.v1.Driver.SignalTask:input_type -> nomadish.drivers.v1.SignalTaskRequest
-	20, // 23: nomadish.drivers.v1.Driver.TaskStats:input_type -> nomadish.drivers.v1.TaskStatsRequest
-	22, // 24: nomadish.drivers.v1.Driver.RecoverTask:input_type -> nomadish.drivers.v1.RecoverTaskRequest
-	19, // 25: nomadish.drivers.v1.Driver.UpdateTask:input_type -> nomadish.drivers.v1.UpdateTaskRequest
-	25, // 26: nomadish.drivers.v1.Driver.ExecTask:input_type -> nomadish.drivers.v1.ExecTaskRequest
-	11, // 27: nomadish.drivers.v1.Driver.DiscoverTask:input_type -> nomadish.drivers.v1.StartTaskRequest
-	3,  // 28: nomadish.drivers.v1.Driver.Fingerprint:output_type -> nomadish.drivers.v1.FingerprintResponse
-	5,  // 29: nomadish.drivers.v1.Driver.SetConfig:output_type -> nomadish.drivers.v1.SetConfigResponse
-	7,  // 30: nomadish.drivers.v1.Driver.Capabilities:output_type -> nomadish.drivers.v1.CapabilitiesResponse
-	12, // 31: nomadish.drivers.v1.Driver.StartTask:output_type -> nomadish.drivers.v1.StartTaskResponse
-	14, // 32: nomadish.drivers.v1.Driver.WaitTask:output_type -> nomadish.drivers.v1.ExitResult
-	1,  // 33: nomadish.drivers.v1.Driver.StopTask:output_type -> nomadish.drivers.v1.Empty
-	1,  // 34: nomadish.drivers.v1.Driver.DestroyTask:output_type -> nomadish.drivers.v1.Empty
-	17, // 35: nomadish.drivers.v1.Driver.InspectTask:output_type -> nomadish.drivers.v1.TaskStatus
-	1,  // 36: nomadish.drivers.v1.Driver.SignalTask:output_type -> nomadish.drivers.v1.Empty
-	21, // 37: nomadish.drivers.v1.Driver.TaskStats:output_type -> nomadish.drivers.v1.TaskResourceUsage
-	1,  // 38: nomadish.drivers.v1.Driver.RecoverTask:output_type -> nomadish.drivers.v1.Empty
-	1,  // 39: nomadish.drivers.v1.Driver.UpdateTask:output_type -> nomadish.drivers.v1.Empty
-	26, // 40: nomadish.drivers.v1.Driver.ExecTask:output_type -> nomadish.drivers.v1.ExecTaskResponse
-	12, // 41: nomadish.drivers.v1.Driver.DiscoverTask:output_type -> nomadish.drivers.v1.StartTaskResponse
-	28, // [28:42] is the sub-list for method output_type
-	14, // [14:28] is the sub-list for method input_type
-	14, // [14:14] is the sub-list for extension type_name
-	14, // [14:14] is the sub-list for extension extendee
-	0,  // [0:14] is the sub-list for field type_name
+	10, // 3: nomadish.drivers.v1.TaskConfig.mounts:type_name -> nomadish.drivers.v1.MountConfig
+	9,  // 4: nomadish.drivers.v1.TaskHandle.config:type_name -> nomadish.drivers.v1.TaskConfig
+	9,  // 5: nomadish.drivers.v1.StartTaskRequest.task:type_name -> nomadish.drivers.v1.TaskConfig
+	11, // 6: nomadish.drivers.v1.StartTaskResponse.handle:type_name -> nomadish.drivers.v1.TaskHandle
+	0,  // 7: nomadish.drivers.v1.ExitResult.err_code:type_name -> nomadish.drivers.v1.ErrorCode
+	15, // 8: nomadish.drivers.v1.TaskStatus.exit_result:type_name -> nomadish.drivers.v1.ExitResult
+	30, // 9: nomadish.drivers.v1.TaskStatus.driver_attributes:type_name -> nomadish.drivers.v1.TaskStatus.DriverAttributesEntry
+	8,  // 10: nomadish.drivers.v1.UpdateTaskRequest.resources:type_name -> nomadish.drivers.v1.Resources
+	11, // 11: nomadish.drivers.v1.RecoverTaskRequest.handle:type_name -> nomadish.drivers.v1.TaskHandle
+	24, // 12: nomadish.drivers.v1.ExecTaskRequest.setup:type_name -> nomadish.drivers.v1.ExecTaskSetup
+	25, // 13: nomadish.drivers.v1.ExecTaskRequest.resize:type_name -> nomadish.drivers.v1.TerminalSize
+	15, // 14: nomadish.drivers.v1.ExecTaskResponse.result:type_name -> nomadish.drivers.v1.ExitResult
+	2,  // 15: nomadish.drivers.v1.Driver.Fingerprint:input_type -> nomadish.drivers.v1.FingerprintRequest
+	4,  // 16: nomadish.drivers.v1.Driver.SetConfig:input_type -> nomadish.drivers.v1.SetConfigRequest
+	6,  // 17: nomadish.drivers.v1.Driver.Capabilities:input_type -> nomadish.drivers.v1.CapabilitiesRequest
+	12, // 18: nomadish.drivers.v1.Driver.StartTask:input_type -> nomadish.drivers.v1.StartTaskRequest
+	14, // 19: nomadish.drivers.v1.Driver.WaitTask:input_type -> nomadish.drivers.v1.TaskIDRequest
+	16, // 20: nomadish.drivers.v1.Driver.StopTask:input_type -> nomadish.drivers.v1.StopTaskRequest
+	17, // 21: nomadish.drivers.v1.Driver.DestroyTask:input_type -> nomadish.drivers.v1.DestroyTaskRequest
+	14, // 22: nomadish.drivers.v1.Driver.InspectTask:input_type -> nomadish.drivers.v1.TaskIDRequest
+	19, // 23: nomadish.drivers.v1.Driver.SignalTask:input_type -> nomadish.drivers.v1.SignalTaskRequest
+	21, // 24: nomadish.drivers.v1.Driver.TaskStats:input_type -> nomadish.drivers.v1.TaskStatsRequest
+	23, // 25: nomadish.drivers.v1.Driver.RecoverTask:input_type -> nomadish.drivers.v1.RecoverTaskRequest
+	20, // 26: nomadish.drivers.v1.Driver.UpdateTask:input_type -> nomadish.drivers.v1.UpdateTaskRequest
+	26, // 27: nomadish.drivers.v1.Driver.ExecTask:input_type -> nomadish.drivers.v1.ExecTaskRequest
+	12, // 28: nomadish.drivers.v1.Driver.DiscoverTask:input_type -> nomadish.drivers.v1.StartTaskRequest
+	3,  // 29: nomadish.drivers.v1.Driver.Fingerprint:output_type -> nomadish.drivers.v1.FingerprintResponse
+	5,  // 30: nomadish.drivers.v1.Driver.SetConfig:output_type -> nomadish.drivers.v1.SetConfigResponse
+	7,  // 31: nomadish.drivers.v1.Driver.Capabilities:output_type -> nomadish.drivers.v1.CapabilitiesResponse
+	13, // 32: nomadish.drivers.v1.Driver.StartTask:output_type -> nomadish.drivers.v1.StartTaskResponse
+	15, // 33: nomadish.drivers.v1.Driver.WaitTask:output_type -> nomadish.drivers.v1.ExitResult
+	1,  // 34: nomadish.drivers.v1.Driver.StopTask:output_type -> nomadish.drivers.v1.Empty
+	1,  // 35: nomadish.drivers.v1.Driver.DestroyTask:output_type -> nomadish.drivers.v1.Empty
+	18, // 36: nomadish.drivers.v1.Driver.InspectTask:output_type -> nomadish.drivers.v1.TaskStatus
+	1,  // 37: nomadish.drivers.v1.Driver.SignalTask:output_type -> nomadish.drivers.v1.Empty
+	22, // 38: nomadish.drivers.v1.Driver.TaskStats:output_type -> nomadish.drivers.v1.TaskResourceUsage
+	1,  // 39: nomadish.drivers.v1.Driver.RecoverTask:output_type -> nomadish.drivers.v1.Empty
+	1,  // 40: nomadish.drivers.v1.Driver.UpdateTask:output_type -> nomadish.drivers.v1.Empty
+	27, // 41: nomadish.drivers.v1.Driver.ExecTask:output_type -> nomadish.drivers.v1.ExecTaskResponse
+	13, // 42: nomadish.drivers.v1.Driver.DiscoverTask:output_type -> nomadish.drivers.v1.StartTaskResponse
+	29, // [29:43] is the sub-list for method output_type
+	15, // [15:29] is the sub-list for method input_type
+	15, // [15:15] is the sub-list for extension type_name
+	15, // [15:15] is the sub-list for extension extendee
+	0,  // [0:15] is the sub-list for field type_name
 }
 
 func init() { file_driver_proto_init() }
@@ -1955,7 +2049,7 @@ func file_driver_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_driver_proto_rawDesc), len(file_driver_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   29,
+			NumMessages:   30,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -24,8 +24,8 @@ const (
 // classifyUpdate says how an alloc placed with job old reaches job's group
 // tg. Versions with the same JobModifyIndex are the same; an alloc without a
 // job is left alone. Changes to the set of tasks, a task's driver, user,
-// config, env, cores, disk or log config, or to the group's ephemeral disk or
-// network, are destructive; anything else (count, priority, restart,
+// config, env, cores, disk, log config or volume mounts, or to the group's
+// ephemeral disk, network or volumes, are destructive; anything else (count, priority, restart,
 // reschedule, update and migrate blocks, constraints, kill timeout, meta at
 // any level, a task's cpu, memory and memory_max) is applied in place. Unlike
 // Nomad, meta is in place because tasks do not see it (no NOMAD_META_* in
@@ -41,9 +41,15 @@ func classifyUpdate(old, job *structs.Job, tg *structs.TaskGroup) updateKind {
 		!reflect.DeepEqual(oldTG.Networks, tg.Networks) { // ports are chosen at placement
 		return updateDestructive
 	}
+	if !reflect.DeepEqual(oldTG.Volumes, tg.Volumes) { // host volumes are mounted when a task starts
+		return updateDestructive
+	}
 	for _, t := range tg.Tasks {
 		ot := oldTG.LookupTask(t.Name)
 		if ot == nil || taskDestructivelyChanged(ot, t) {
+			return updateDestructive
+		}
+		if !reflect.DeepEqual(ot.VolumeMounts, t.VolumeMounts) {
 			return updateDestructive
 		}
 	}
@@ -51,6 +57,9 @@ func classifyUpdate(old, job *structs.Job, tg *structs.TaskGroup) updateKind {
 }
 
 func taskDestructivelyChanged(a, b *structs.Task) bool {
+	if !reflect.DeepEqual(a.Artifacts, b.Artifacts) { // fetched before a start only (client/getter)
+		return true
+	}
 	return a.Driver != b.Driver || a.User != b.User ||
 		!reflect.DeepEqual(a.Config, b.Config) || !reflect.DeepEqual(a.Env, b.Env) ||
 		!reflect.DeepEqual(fixedResources(a.Resources), fixedResources(b.Resources)) ||

@@ -32,6 +32,9 @@ func TestClassifyUpdate(t *testing.T) {
 		{"task env", func(j *structs.Job) { j.TaskGroups[0].Tasks[0].Env = map[string]string{"A": "1"} }, updateDestructive},
 		{"task driver", func(j *structs.Job) { j.TaskGroups[0].Tasks[0].Driver = "exec" }, updateDestructive},
 		{"task user", func(j *structs.Job) { j.TaskGroups[0].Tasks[0].User = "nobody" }, updateDestructive},
+		{"task artifact", func(j *structs.Job) {
+			j.TaskGroups[0].Tasks[0].Artifacts = []*structs.TaskArtifact{{GetterSource: "https://example.com/a.tgz"}}
+		}, updateDestructive},
 		{"task memory (fit checked by InPlaceFits)", func(j *structs.Job) { j.TaskGroups[0].Tasks[0].Resources.MemoryMB = 999 }, updateInPlace},
 		{"task cpu", func(j *structs.Job) { j.TaskGroups[0].Tasks[0].Resources.CPU = 999 }, updateInPlace},
 		{"task memory_max", func(j *structs.Job) { j.TaskGroups[0].Tasks[0].Resources.MemoryMaxMB = 2048 }, updateInPlace},
@@ -40,6 +43,12 @@ func TestClassifyUpdate(t *testing.T) {
 		}, updateDestructive},
 		{"task disk", func(j *structs.Job) { j.TaskGroups[0].Tasks[0].Resources.DiskMB = 50 }, updateDestructive},
 		{"group ephemeral disk", func(j *structs.Job) { j.TaskGroups[0].EphemeralDisk = &structs.EphemeralDisk{SizeMB: 500} }, updateDestructive},
+		{"group volumes", func(j *structs.Job) {
+			j.TaskGroups[0].Volumes = map[string]*structs.VolumeRequest{"v": {Name: "v", Type: "host", Source: "s"}}
+		}, updateDestructive},
+		{"task volume mounts", func(j *structs.Job) {
+			j.TaskGroups[0].Tasks[0].VolumeMounts = []*structs.VolumeMount{{Volume: "v", Destination: "/v"}}
+		}, updateDestructive},
 		{"job meta (tasks do not see it)", func(j *structs.Job) { j.Meta = map[string]string{"a": "b"} }, updateInPlace},
 		{"group meta", func(j *structs.Job) { j.TaskGroups[0].Meta = map[string]string{"a": "b"} }, updateInPlace},
 		{"task meta", func(j *structs.Job) { j.TaskGroups[0].Tasks[0].Meta = map[string]string{"a": "b"} }, updateInPlace},

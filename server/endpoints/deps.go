@@ -108,6 +108,9 @@ type Deps struct {
 	// ACL is the ACL configuration (acl_resolve.go); the zero value is
 	// ACLs off: every request is allowed, as before ACLs existed.
 	ACL ACLConfig
+	// Keyring holds the root keys variables are encrypted with (nil: the
+	// Variables and Keyring endpoints answer 500).
+	Keyring RootKeyring
 }
 
 // ACLConfig is the server's ACL configuration.

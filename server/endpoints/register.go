@@ -36,6 +36,7 @@ func New(d Deps) (*Set, error) {
 		{"Namespace", &Namespace{d: dp}},
 		{"NodePool", &NodePool{d: dp}},
 		{"ACL", &ACL{d: dp}},
+		{"Variables", &Variables{d: dp}}, {"Keyring", &Keyring{d: dp}},
 		{"Scaling", &Scaling{d: dp}},
 	}}, nil
 }

@@ -115,6 +115,10 @@ func (f *FSM) Apply(l *raft.Log) any {
 		return f.applyACLRoleUpsert(buf, index)
 	case structs.ACLRoleDeleteRequestType:
 		return f.applyACLRoleDelete(buf, index)
+	case structs.VarApplyStateRequestType:
+		return f.applyVarApply(buf, index)
+	case structs.RootKeyMetaUpsertRequestType:
+		return f.applyRootKeyMetaUpsert(buf, index)
 	case structs.PeriodicLaunchRequestType:
 		return f.applyPeriodicLaunch(buf, index)
 	}

@@ -45,6 +45,8 @@ func raftMessages() map[structs.MessageType]any {
 		structs.ACLTokenBootstrapRequestType:            &structs.ACLTokenBootstrapRequest{},
 		structs.ACLRoleUpsertRequestType:                &structs.ACLRolesUpsertRequest{},
 		structs.ACLRoleDeleteRequestType:                &structs.ACLRolesDeleteByIDRequest{},
+		structs.VarApplyStateRequestType:                &structs.VarApplyStateRequest{},
+		structs.RootKeyMetaUpsertRequestType:            &structs.RootKeyMetaUpsertRequest{},
 		structs.PeriodicLaunchRequestType:               &structs.PeriodicLaunchRequest{},
 	}
 }

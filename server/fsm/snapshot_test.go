@@ -47,6 +47,9 @@ func fillEveryTable(t *testing.T, f *FSM) {
 		{structs.ACLTokenBootstrapRequestType, &structs.ACLTokenBootstrapRequest{Token: &structs.ACLToken{AccessorID: "a1", SecretID: "s1", Type: structs.ACLManagementToken}}},
 		{structs.ACLTokenUpsertRequestType, &structs.ACLTokenUpsertRequest{Tokens: []*structs.ACLToken{{AccessorID: "a2", SecretID: "s2", Type: structs.ACLClientToken, Policies: []string{"p"}}}}},
 		{structs.ACLRoleUpsertRequestType, &structs.ACLRolesUpsertRequest{ACLRoles: []*structs.ACLRole{{ID: "r1", Name: "role", Policies: []*structs.ACLRolePolicyLink{{Name: "p"}}}}}},
+		{structs.RootKeyMetaUpsertRequestType, &structs.RootKeyMetaUpsertRequest{RootKeyMeta: &structs.RootKeyMeta{KeyID: "k1", State: structs.RootKeyStateActive}}},
+		{structs.VarApplyStateRequestType, &structs.VarApplyStateRequest{Op: structs.VarOpSet, Now: 5, Var: &structs.VariableEncrypted{
+			VariableMetadata: structs.VariableMetadata{Namespace: "default", Path: "a/b"}, VariableData: structs.VariableData{Data: []byte{1, 2}, KeyID: "k1"}}}},
 		{structs.PeriodicLaunchRequestType, &structs.PeriodicLaunchRequest{Launch: &structs.PeriodicLaunch{ID: "cron", Namespace: "default", Launch: time.Unix(1700000000, 0).UTC()}}},
 	} {
 		if r := applyMsg(t, f, uint64(i+1), e.mt, e.msg); r != nil {
@@ -68,7 +71,8 @@ func TestFSMSnapshotRoundTripsEveryTable(t *testing.T) {
 	if len(want.Jobs) != 1 || len(want.JobVersions) != 1 || len(want.JobVersions[0]) != 2 || len(want.Nodes) != 1 ||
 		len(want.Evals) != 1 || len(want.Allocs) != 1 || len(want.Deployments) != 1 || want.Scheduler.SchedulerAlgorithm != "spread" ||
 		len(want.Namespaces) != 2 || len(want.NodePools) != 3 ||
-		len(want.ACLPolicies) != 1 || len(want.ACLTokens) != 2 || len(want.ACLRoles) != 1 || len(want.Periodic) != 1 {
+		len(want.ACLPolicies) != 1 || len(want.ACLTokens) != 2 || len(want.ACLRoles) != 1 ||
+		len(want.Variables) != 1 || len(want.RootKeys) != 1 || len(want.Periodic) != 1 {
 		t.Fatalf("fill left a table empty: %+v", want)
 	}
 	tables := map[string]bool{}
@@ -77,7 +81,7 @@ func TestFSMSnapshotRoundTripsEveryTable(t *testing.T) {
 	}
 	for _, name := range []string{state.TableJobs, state.TableNodes, state.TableAllocs, state.TableEvals,
 		state.TableJobVersions, state.TableSchedulerConfig, state.TableDeployments, state.TableNamespaces, state.TableNodePools,
-		state.TableACLPolicies, state.TableACLTokens, state.TableACLRoles, "acl_token_bootstrap", state.TablePeriodicLaunch} {
+		state.TableACLPolicies, state.TableACLTokens, state.TableACLRoles, "acl_token_bootstrap", state.TableVariables, state.TableRootKeys, state.TablePeriodicLaunch} {
 		if !tables[name] {
 			t.Errorf("no index entry for table %q after the fill: %v", name, tables)
 		}

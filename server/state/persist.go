@@ -34,6 +34,7 @@ var persistedTables = []struct {
 	{tableEvals, recordEval}, {tableJobVersions, recordJobVersion}, {tableSchedulerConfig, recordSchedulerConfig},
 	{tableDeployments, recordDeployment}, {tableNamespaces, recordNamespace}, {tableNodePools, recordNodePool},
 	{tableACLPolicies, recordACLPolicy}, {tableACLTokens, recordACLToken}, {tableACLRoles, recordACLRole},
+	{tableVariables, recordVariable}, {tableRootKeys, recordRootKeyMeta},
 	{tablePeriodicLaunch, recordPeriodicLaunch},
 }
 
@@ -125,6 +126,10 @@ func newRecord(t recordType) (any, string, error) {
 		return &structs.ACLToken{}, tableACLTokens, nil
 	case recordACLRole:
 		return &structs.ACLRole{}, tableACLRoles, nil
+	case recordVariable:
+		return &structs.VariableEncrypted{}, tableVariables, nil
+	case recordRootKeyMeta:
+		return &structs.RootKeyMeta{}, tableRootKeys, nil
 	case recordPeriodicLaunch:
 		return &structs.PeriodicLaunch{}, tablePeriodicLaunch, nil
 	}

@@ -94,6 +94,8 @@ func schema() *memdb.DBSchema {
 		tableACLPolicies:     aclPoliciesSchema(),
 		tableACLTokens:       aclTokensSchema(),
 		tableACLRoles:        aclRolesSchema(),
+		tableVariables:       variablesSchema(),
+		tableRootKeys:        rootKeysSchema(),
 		tablePeriodicLaunch:  periodicLaunchSchema(), // periodic_launch.go
 	}}
 }

@@ -174,7 +174,7 @@ func writableDirs(cfg *base.TaskConfig) []string {
 
 // initSpecFor builds the init's spec. The task's TMPDIR is its tmp dir
 // (when present and the env sets none), since /tmp is read-only.
-func initSpecFor(cfg *base.TaskConfig, path string, args []string, u *taskUser) *initSpec {
+func initSpecFor(cfg *base.TaskConfig, path string, args []string, u *taskUser, mounts []bindMount) *initSpec {
 	env := cfg.Env
 	tmp := filepath.Join(cfg.TaskDir, "tmp")
 	if _, ok := env["TMPDIR"]; !ok {
@@ -188,7 +188,7 @@ func initSpecFor(cfg *base.TaskConfig, path string, args []string, u *taskUser) 
 	}
 	return &initSpec{
 		Path: path, Args: append([]string{path}, args...), Env: envList(env), Dir: cfg.TaskDir,
-		UID: u.uid, GID: u.gid, Groups: u.groups, Writable: writableDirs(cfg),
+		UID: u.uid, GID: u.gid, Groups: u.groups, Writable: writableDirs(cfg), Mounts: mounts,
 	}
 }
 

@@ -104,10 +104,11 @@ func readOnlyTargets(mounts []mountEntry, writable []string) []mountEntry {
 
 // setupMounts runs in the init, as root, in its new mount namespace: it
 // makes every mount private (nothing propagates back to the host), binds
-// the writable dirs onto themselves, remounts everything else read-only,
+// the writable dirs onto themselves and the host volumes into the task
+// dir, remounts everything else read-only,
 // gives the task a private /dev/shm and a /proc of its PID namespace with
 // a read-only /proc/sys.
-func setupMounts(writable []string) error {
+func setupMounts(writable []string, volumes []bindMount) error {
 	if err := syscall.Mount("", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("making mounts private: %w", err)
 	}
@@ -115,6 +116,9 @@ func setupMounts(writable []string) error {
 		if err := syscall.Mount(w, w, "", syscall.MS_BIND|syscall.MS_REC, ""); err != nil {
 			return fmt.Errorf("binding %s: %w", w, err)
 		}
+	}
+	if err := bindVolumes(volumes); err != nil { // volumes.go
+		return err
 	}
 	b, err := os.ReadFile("/proc/self/mountinfo")
 	if err != nil {

@@ -46,6 +46,8 @@ type initSpec struct {
 	// Writable are bind-mounted read-write onto themselves; every other
 	// mount becomes read-only.
 	Writable []string
+	// Mounts are the host volumes bound inside the task dir (volumes.go).
+	Mounts []bindMount `json:",omitempty"`
 }
 
 // initReport is one line the init writes on fd 4.
@@ -81,7 +83,7 @@ func RunInit() int {
 	if err != nil {
 		return fail(err)
 	}
-	if err := setupMounts(spec.Writable); err != nil {
+	if err := setupMounts(spec.Writable, spec.Mounts); err != nil {
 		return fail(err)
 	}
 	if err := dropToUser(spec); err != nil {

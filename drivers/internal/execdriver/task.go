@@ -91,7 +91,7 @@ func startTask(cfg *base.TaskConfig, cmdPath string, args []string, iso *isolati
 func (t *task) startPlain(cmdPath string, args []string, stdout, stderr *os.File) error {
 	cmd := exec.Command(cmdPath, args...)
 	cmd.Dir = t.cfg.TaskDir
-	cmd.Env = envList(t.cfg.Env)
+	cmd.Env = envList(volumeEnv(t.cfg.Env, t.cfg.Mounts)) // volumes.go
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if stdout != nil { // a nil *os.File in the interface would close fd 1
 		cmd.Stdout = stdout

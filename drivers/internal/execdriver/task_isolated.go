@@ -23,6 +23,10 @@ func (t *task) startIsolated(iso *isolation, cmdPath string, args []string, stdo
 	if err := prepareDirs(t.cfg, u); err != nil {
 		return err
 	}
+	mounts, err := bindMountsFor(t.cfg) // volumes.go
+	if err != nil {
+		return err
+	}
 	if t.state.Cgroups, err = iso.cgroups.setup(t.cfg.ID, t.cfg.Resources, pidsLimit); err != nil {
 		return err
 	}
@@ -33,7 +37,7 @@ func (t *task) startIsolated(iso *isolation, cmdPath string, args []string, stdo
 		return err
 	}
 	dec := json.NewDecoder(reportR)
-	err = sendSpec(specW, initSpecFor(t.cfg, cmdPath, args, u))
+	err = sendSpec(specW, initSpecFor(t.cfg, cmdPath, args, u, mounts))
 	if err == nil {
 		err = awaitStart(reportR, dec)
 	}

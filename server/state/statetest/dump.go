@@ -22,6 +22,8 @@ type Dump struct {
 	ACLPolicies []*structs.ACLPolicy
 	ACLTokens   []*structs.ACLToken
 	ACLRoles    []*structs.ACLRole
+	Variables   []*structs.VariableEncrypted
+	RootKeys    []*structs.RootKeyMeta
 	Periodic    []*structs.PeriodicLaunch
 	Indexes     []*state.IndexEntry
 }
@@ -62,6 +64,10 @@ func DumpState(t testing.TB, st *state.StateStore) Dump {
 	d.ACLTokens, err = st.ACLTokens(nil)
 	must(err)
 	d.ACLRoles, err = st.ACLRoles(nil)
+	must(err)
+	d.Variables, err = st.VarsByPrefix(structs.AllNamespaces, "")
+	must(err)
+	d.RootKeys, err = st.RootKeyMetas(nil)
 	must(err)
 	d.Periodic, err = st.PeriodicLaunches(nil)
 	must(err)

@@ -1,0 +1,5 @@
+package allocmigrate
+
+import "syscall"
+
+const syscallNoFollow = syscall.O_NOFOLLOW

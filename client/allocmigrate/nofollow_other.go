@@ -1,0 +1,5 @@
+//go:build !linux
+
+package allocmigrate
+
+const syscallNoFollow = 0

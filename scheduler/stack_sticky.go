@@ -1,0 +1,43 @@
+package scheduler
+
+import (
+	"fmt"
+
+	"github.com/nomadish/nomadish/structs"
+)
+
+// selectPreferring is SelectWith that first tries node alone: the previous
+// node of a replacement whose group has a sticky or migrating ephemeral
+// disk (Nomad's preferred node). When node cannot take the group, the whole
+// node list is tried as usual, and that selection's metric is returned.
+func (s *genericStack) selectPreferring(tg *structs.TaskGroup, opts *selectOptions, node *structs.Node) (*rankedNode, *structs.AllocMetric, error) {
+	if node == nil {
+		return s.SelectWith(tg, opts)
+	}
+	nodes, offset := s.source.nodes, s.source.offset
+	s.source.nodes, s.source.offset = []*structs.Node{node}, 0
+	option, metric, err := s.SelectWith(tg, opts)
+	s.source.nodes, s.source.offset = nodes, offset
+	if option != nil || err != nil {
+		return option, metric, err
+	}
+	return s.SelectWith(tg, opts)
+}
+
+// preferredNode returns the node of p's previous allocation when p's group
+// keeps its ephemeral disk (sticky or migrate) and that node is among the
+// ready candidates; nil otherwise.
+func preferredNode(state State, p *structs.Allocation, tg *structs.TaskGroup, ready []*structs.Node) (*structs.Node, error) {
+	if p == nil || tg.EphemeralDisk == nil || !(tg.EphemeralDisk.Sticky || tg.EphemeralDisk.Migrate) {
+		return nil, nil
+	}
+	for _, n := range ready {
+		if n.ID == p.NodeID {
+			return n, nil
+		}
+	}
+	if _, err := state.NodeByID(p.NodeID); err != nil {
+		return nil, fmt.Errorf("looking up the previous node %q: %w", p.NodeID, err)
+	}
+	return nil, nil // not ready, or not in the job's pool and datacenters
+}
