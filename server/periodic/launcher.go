@@ -81,7 +81,7 @@ func (l *Launcher) Run(ctx context.Context) {
 		changed := ws.WatchCh(wctx)
 		tick := make(chan struct{}, 1)
 		var timer clock.Timer
-		if wait > 0 || err != nil || !next.IsZero() {
+		if err != nil || !next.IsZero() { // no next launch: wait for a change only
 			timer = l.cfg.Clock.AfterFunc(wait, func() { tick <- struct{}{} })
 		}
 		select {
@@ -155,7 +155,7 @@ func (l *Launcher) launchJob(st State, j *structs.Job) (time.Time, error) {
 		req.Child, req.Eval = nil, nil
 		l.cfg.Logger.Info("skipping launch: a child is still running (prohibit_overlap)", "job", j.ID, "launch", d.Launch)
 	} else {
-		l.cfg.Logger.Info("launching periodic job", "job", j.ID, "child", req.Child.ID, "launch", d.Launch)
+		l.cfg.Logger.Debug("launching periodic job", "job", j.ID, "child", req.Child.ID, "launch", d.Launch)
 	}
 	if err := l.cfg.Apply(req); err != nil {
 		return time.Time{}, err
