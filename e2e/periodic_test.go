@@ -182,6 +182,12 @@ func TestDispatchPayloadAndMeta(t *testing.T) {
 	if r := nomadish(t, "job", "run", writeFile(t, "greeter.nomad.hcl", dispatchJobHCL)); r.code != 0 {
 		t.Fatalf("job run: %v", r)
 	}
+	t.Cleanup(func() { // the dev agent is shared: leave no running parent behind
+		kids, _ := childStubs(dev.addr, "greeter/")
+		for _, id := range append(kids, "greeter") {
+			nomadish(t, "job", "stop", "-purge", "-detach", id)
+		}
+	})
 	// Missing required meta: refused, naming the key; no child.
 	r := nomadishIn(t, "hello", "job", "dispatch", "-detach", "greeter", "-")
 	if r.code == 0 || !strings.Contains(r.errOut, "missing required meta keys: [who]") {
