@@ -129,8 +129,8 @@ func TestUnimplementedBlocksWarn(t *testing.T) {
     }
     task "t" {
       driver = "docker"
-      template {
-        data = "{{ key \"x\" }}"
+      vault {
+        policies = [undefined_thing]
       }
       resources {
         memory = 10
@@ -148,7 +148,7 @@ func TestUnimplementedBlocksWarn(t *testing.T) {
 		`w.hcl:9:3: Unsupported argument ignored; nomadish does not implement job.vault_token yet`,
 		`w.hcl:11:5: Unsupported argument ignored; nomadish does not implement group.shutdown_delay yet`,
 		`w.hcl:12:5: Unsupported block ignored; nomadish does not implement "consul" blocks in a group yet`,
-		`w.hcl:18:7: Unsupported block ignored; nomadish does not implement "template" blocks in a task yet`,
+		`w.hcl:18:7: Unsupported block ignored; nomadish does not implement "vault" blocks in a task yet`,
 		`w.hcl:23:9: Unsupported block ignored; nomadish does not implement "device" blocks in a resources yet`,
 	}
 	if len(warnings) != len(want) {

@@ -152,9 +152,10 @@ func (p *parser) decodeTask(b *hclsyntax.Block) *structs.Task {
 			"volume_mount": func(b *hclsyntax.Block) {
 				t.VolumeMounts = appendNonNil(t.VolumeMounts, p.decodeVolumeMount(b))
 			},
+			"template":         func(b *hclsyntax.Block) { t.Templates = appendNonNil(t.Templates, p.decodeTemplate(b)) },
 			"dispatch_payload": func(b *hclsyntax.Block) { t.DispatchPayload = p.decodeDispatchPayload(b) }, // periodic.go
 		},
-		multi: map[string]bool{"affinity": true, "constraint": true, "artifact": true, "volume_mount": true},
+		multi: map[string]bool{"affinity": true, "constraint": true, "artifact": true, "volume_mount": true, "template": true},
 	})
 	p.checkDriver(b, t, configBroken) // driver_config.go
 	return t

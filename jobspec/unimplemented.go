@@ -11,7 +11,7 @@ var (
 			"service", "vault"),
 		"task": set("action", "consul", "csi_plugin",
 			"identity", "lifecycle", "restart", "scaling", "schedule", "secret",
-			"service", "template", "vault"),
+			"service", "vault"),
 		"resources": set("device", "network"),
 	}
 	ignoredAttrs = map[string]map[string]bool{

@@ -119,6 +119,7 @@ type Task struct {
 	Constraints []*Constraint
 	Affinities  []*Affinity
 	Artifacts   []*TaskArtifact // downloaded before each start (artifact.go)
+	Templates   []*Template     // template blocks, rendered by the client before start (template.go)
 
 	VolumeMounts []*VolumeMount // volumes.go
 	// DispatchPayload writes a dispatched job's payload into the task's

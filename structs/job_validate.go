@@ -101,6 +101,9 @@ func (t *Task) Canonicalize() {
 			a.Canonicalize()
 		}
 	}
+	for _, tmpl := range t.Templates {
+		tmpl.Canonicalize()
+	}
 }
 
 // Validate checks a canonicalized job. The error lists every problem found,
@@ -192,6 +195,7 @@ func (tg *TaskGroup) validate(errs *MultiError) {
 				errs.Add(fmt.Errorf("group %q: task %q: %w", tg.Name, t.Name, err))
 			}
 		}
+		t.validateTemplates(fmt.Sprintf("group %q: task %q", tg.Name, t.Name), errs)
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/nomadish/nomadish/client/allocdir"
 	"github.com/nomadish/nomadish/client/getter"
 	"github.com/nomadish/nomadish/client/taskrunner"
+	"github.com/nomadish/nomadish/client/template"
 	"github.com/nomadish/nomadish/structs"
 )
 
@@ -50,6 +51,9 @@ type Config struct {
 	// FetchPrevious restores into dir the migrating data of the previous
 	// allocation when it ran on another node (nil: not fetched; sticky.go).
 	FetchPrevious func(prevAllocID string, dir *allocdir.AllocDir, tasks []string, maxBytes int64) error
+	// Vars returns the variable reader of one task (its workload identity's
+	// paths) for its templates; nil: templates cannot read variables.
+	Vars func(allocID, task string) template.VarReader
 }
 
 // AllocRunner runs one allocation. Methods are safe from any goroutine.
@@ -130,7 +134,7 @@ func (ar *AllocRunner) addTask(task *structs.Task) error {
 	tr, err := taskrunner.New(taskrunner.Config{
 		Alloc: ar.alloc, Task: task, AllocDir: ar.dir, Driver: drv, State: ar.cfg.State,
 		Region: ar.cfg.Region, Datacenter: ar.cfg.Datacenter, Node: ar.cfg.Node, Logger: ar.cfg.Logger,
-		OnUpdate: ar.taskStateUpdated,
+		OnUpdate: ar.taskStateUpdated, Vars: ar.varsFor(task.Name),
 		// the client's artifact limits (client/getter)
 		Artifacts: ar.cfg.Artifacts,
 	})
@@ -197,4 +201,12 @@ func (ar *AllocRunner) failAll(err error) {
 		ev.Message, ev.DisplayMessage, ev.FailsTask = err.Error(), err.Error(), true
 		ar.failedTasks[name] = &structs.TaskState{State: structs.TaskStateDead, Failed: true, Events: []*structs.TaskEvent{ev}}
 	}
+}
+
+// varsFor returns the variable reader of the named task, or nil.
+func (ar *AllocRunner) varsFor(task string) template.VarReader {
+	if ar.cfg.Vars == nil {
+		return nil
+	}
+	return ar.cfg.Vars(ar.cfg.Alloc.ID, task)
 }

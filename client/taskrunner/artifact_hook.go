@@ -1,7 +1,6 @@
 package taskrunner
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -134,19 +133,4 @@ func artifactKey(a *structs.TaskArtifact) string {
 	b, _ := json.Marshal(a)
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
-}
-
-// hookContext returns a context cancelled when the runner is killed or
-// detached, so that a long download does not hold up a stop.
-func (tr *TaskRunner) hookContext() (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() {
-		select {
-		case <-tr.killCh:
-		case <-tr.detachCh:
-		case <-ctx.Done():
-		}
-		cancel()
-	}()
-	return ctx, cancel
 }

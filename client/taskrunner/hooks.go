@@ -1,6 +1,7 @@
 package taskrunner
 
 import (
+	"context"
 	"fmt"
 	"maps"
 
@@ -25,6 +26,7 @@ var prestartHooks = []prestartHook{
 	artifactHook, // artifact_hook.go: first, as in Nomad
 	volumesHook,  // volumes.go
 	payloadHook,  // payload_hook.go
+	{name: templateHookName, run: templatePrestart}, // template_hook.go: after artifacts (a source may be one)
 }
 
 // prestart runs the prestart hooks in order; it reports whether the task
@@ -70,4 +72,20 @@ func (tr *TaskRunner) hookEnvSnapshot() map[string]string {
 		maps.Copy(out, tr.hookEnv[h.name])
 	}
 	return out
+}
+
+// hookContext returns a context that ends when the runner is killed or
+// detached, so a hook that waits (a download, a missing variable) never
+// holds up a stop.
+func (tr *TaskRunner) hookContext() (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		select {
+		case <-tr.killCh:
+		case <-tr.detachCh:
+		case <-ctx.Done():
+		}
+		cancel()
+	}()
+	return ctx, cancel
 }

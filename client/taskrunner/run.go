@@ -21,6 +21,7 @@ func (tr *TaskRunner) Run() {
 		return
 	}
 	recovered := tr.recover()
+	tr.watchTemplatesIf(recovered) // template_hook.go
 	if !recovered {
 		tr.emit(structs.NewTaskEvent(structs.TaskSetup, tr.now()), "Building Task Directory", nil)
 	}
@@ -209,7 +210,7 @@ func (tr *TaskRunner) kill(id string, ch <-chan *base.ExitResult) {
 	}
 	killed.Time = tr.now().UnixNano()
 	tr.emit(killed, "Task successfully killed", nil)
-	tr.markDead(false)
+	tr.markDead(tr.failKill.Load())
 }
 
 // onTerminated records an exit and cleans the driver's task up.

@@ -5,12 +5,14 @@ package taskrunner
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/nomadish/nomadish/client/allocdir"
 	"github.com/nomadish/nomadish/client/getter"
+	"github.com/nomadish/nomadish/client/template"
 	"github.com/nomadish/nomadish/drivers/base"
 	"github.com/nomadish/nomadish/structs"
 )
@@ -49,6 +51,9 @@ type Config struct {
 	Now func() time.Time
 	// Artifacts is the client's artifact block (nil: getter.DefaultConfig()).
 	Artifacts *getter.Config
+	// Vars reads the variables the task's templates may read (nomadVar);
+	// nil: templates using them fail (template_hook.go).
+	Vars template.VarReader
 }
 
 // persisted is what the state db holds per task.
@@ -74,7 +79,9 @@ type TaskRunner struct {
 	updated *structs.Allocation          // newest alloc from Update (update.go), nil: cfg.Alloc
 	hookEnv map[string]map[string]string // per prestart hook, its env additions (hooks.go)
 
-	artifacts artifactState // fetched artifacts, guarded by mu (artifact_hook.go)
+	artifacts artifactState     // fetched artifacts, guarded by mu (artifact_hook.go)
+	templates *template.Manager // built by the template hook on Run's goroutine (template_hook.go)
+	failKill  atomic.Bool       // set before Kill when the kill fails the task (a template failure)
 
 	stats       statsTracker // latest usage sample and its collector (stats.go)
 	userRestart userRestart  // alloc restart requests to Run (restart_user.go)

@@ -63,7 +63,8 @@ func taskDestructivelyChanged(a, b *structs.Task) bool {
 	return a.Driver != b.Driver || a.User != b.User ||
 		!reflect.DeepEqual(a.Config, b.Config) || !reflect.DeepEqual(a.Env, b.Env) ||
 		!reflect.DeepEqual(fixedResources(a.Resources), fixedResources(b.Resources)) ||
-		!reflect.DeepEqual(a.LogConfig, b.LogConfig)
+		!reflect.DeepEqual(a.LogConfig, b.LogConfig) ||
+		!reflect.DeepEqual(a.Templates, b.Templates) // rendered before start, as Nomad
 }
 
 // tasksChanged reports whether an alloc placed with job old needs a
