@@ -115,6 +115,8 @@ func (s *httpServer) routes() {
 		h(m+" /v1/job/{id}/revert", s.jobRevert)
 		h(m+" /v1/job/{id}/scale", s.jobScale)
 		h(m+" /v1/job/{id}/stable", s.jobStable)
+		h(m+" /v1/job/{id}/dispatch", s.jobDispatch)            // http_periodic.go
+		h(m+" /v1/job/{id}/periodic/force", s.jobPeriodicForce) // http_periodic.go
 		h(m+" /v1/operator/scheduler/configuration", s.schedulerConfigSet)
 	}
 	h("GET /v1/jobs", s.jobsList)
@@ -123,6 +125,8 @@ func (s *httpServer) routes() {
 	h("GET /v1/job/{id}/allocations", s.jobAllocations)
 	h("GET /v1/job/{id}/evaluations", s.jobEvaluations)
 	h("GET /v1/job/{id}/summary", s.jobSummary)
+	h("GET /v1/scaling/policies", s.scalingPolicies)  // http_periodic.go
+	h("GET /v1/scaling/policy/{id}", s.scalingPolicy) // http_periodic.go
 	h("GET /v1/job/{id}/versions", s.jobVersions)
 	h("GET /v1/job/{id}/scale", s.jobScaleStatus)
 
@@ -280,24 +284,31 @@ func badRequest(format string, args ...any) error {
 // naming the place (line, column, field) of malformed JSON or of a null
 // list member ("Job.TaskGroups[0] is null", structs.CheckDecoded).
 func decodeBody(r *http.Request, out any) error {
+	_, err := decodeBodyRaw(r, out)
+	return err
+}
+
+// decodeBodyRaw is decodeBody that also returns the body read (for the
+// register warnings, json_warnings.go).
+func decodeBodyRaw(r *http.Request, out any) ([]byte, error) {
 	if err := checkJSONBody(r); err != nil {
-		return err
+		return nil, err
 	}
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return structs.NewCodedError(structs.ErrCodeTooLarge, "request body too large: the limit is %d bytes", mbe.Limit)
+			return nil, structs.NewCodedError(structs.ErrCodeTooLarge, "request body too large: the limit is %d bytes", mbe.Limit)
 		}
-		return badRequest("reading request body: %v", err)
+		return nil, badRequest("reading request body: %v", err)
 	}
 	if len(body) == 0 {
-		return badRequest("request body is empty")
+		return nil, badRequest("request body is empty")
 	}
 	if err := json.Unmarshal(body, out); err != nil {
-		return jsonError(body, err)
+		return nil, jsonError(body, err)
 	}
-	return structs.CheckDecoded(out) // 400 naming a null list member
+	return body, structs.CheckDecoded(out) // 400 naming a null list member
 }
 
 // jsonError turns a json.Unmarshal error into a 400 naming where it is.

@@ -44,7 +44,8 @@ func (s *httpServer) jobRegisterNamed(w http.ResponseWriter, r *http.Request) (a
 
 func (s *httpServer) register(w http.ResponseWriter, r *http.Request, pathID string) (any, error) {
 	var body jobRegisterBody
-	if err := decodeBody(r, &body); err != nil {
+	raw, err := decodeBodyRaw(r, &body)
+	if err != nil {
 		return nil, err
 	}
 	wr := s.parseWrite(r)
@@ -61,6 +62,7 @@ func (s *httpServer) register(w http.ResponseWriter, r *http.Request, pathID str
 		return nil, err
 	}
 	setIndex(w, firstNonZero(reply.Index, reply.JobModifyIndex))
+	reply.Warnings = joinWarnings(reply.Warnings, registerWarnings(raw)) // json_warnings.go
 	return reply, nil
 }
 
@@ -250,6 +252,9 @@ func (s *httpServer) jobSummary(w http.ResponseWriter, r *http.Request) (any, er
 		return nil, err
 	}
 	sum := summarize(job, reply.Allocations)
+	if err := s.addChildrenSummary(r, job, sum); err != nil { // http_periodic.go
+		return nil, err
+	}
 	sum.ModifyIndex = max(meta.Index, reply.Index)
 	setIndex(w, sum.ModifyIndex)
 	return sum, nil

@@ -47,6 +47,7 @@ func jobRunCommand(m *Meta, args []string) int {
 	}
 	if resp.EvalID == "" {
 		fmt.Fprintln(m.Out, "Job registration successful")
+		printNextLaunch(m, job) // job_status_parent.go
 		return exitOK
 	}
 	if *detach {

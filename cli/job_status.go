@@ -38,6 +38,10 @@ func jobStatus(m *Meta, name string, args []string) int {
 	if err != nil {
 		return m.errorf("querying job %q: %v", id, err)
 	}
+	if job.IsParent() { // job_status_parent.go
+		printJob(m, job)
+		return printParentStatus(m, c, job)
+	}
 	allocs, _, err := c.jobAllocations(id, 0, 0)
 	if err != nil {
 		return m.errorf("querying allocations of job %q: %v", id, err)

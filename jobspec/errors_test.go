@@ -145,7 +145,6 @@ func TestUnimplementedBlocksWarn(t *testing.T) {
 	}
 	want := []string{
 		`w.hcl:2:3: Unsupported block ignored; nomadish does not implement "ui" blocks in a job yet`,
-		`w.hcl:6:3: Unsupported block ignored; nomadish does not implement "periodic" blocks in a job yet`,
 		`w.hcl:9:3: Unsupported argument ignored; nomadish does not implement job.vault_token yet`,
 		`w.hcl:12:5: Unsupported block ignored; nomadish does not implement "consul" blocks in a group yet`,
 		`w.hcl:18:7: Unsupported block ignored; nomadish does not implement "vault" blocks in a task yet`,

@@ -39,8 +39,16 @@ func (p *parser) decodeJob(b *hclsyntax.Block) *structs.Job {
 			"reschedule": func(b *hclsyntax.Block) { jobResched = p.decodeReschedule(b) },
 			"migrate":    func(b *hclsyntax.Block) { job.Migrate = p.decodeMigrate(b) },
 			"update":     func(b *hclsyntax.Block) { job.Update = p.decodeUpdate(b) },
+			// periodic.go
+			"periodic":      func(b *hclsyntax.Block) { job.Periodic = p.decodePeriodic(b) },
+			"parameterized": func(b *hclsyntax.Block) { job.ParameterizedJob = p.decodeParameterized(b) },
+			"task": func(b *hclsyntax.Block) {
+				if t := p.decodeTask(b); t != nil {
+					job.TaskGroups = append(job.TaskGroups, taskAsGroup(t))
+				}
+			},
 		},
-		multi: map[string]bool{"group": true, "affinity": true, "spread": true, "constraint": true},
+		multi: map[string]bool{"group": true, "affinity": true, "spread": true, "constraint": true, "task": true},
 	})
 	p.fillUpdate(job)
 	fillRestartDefaults(job, p.restartSet)
@@ -87,7 +95,8 @@ func (p *parser) decodeGroup(b *hclsyntax.Block) (*structs.TaskGroup, *reschedul
 				tg.EphemeralDisk = p.decodeEphemeralDisk(b)
 			},
 			"network": func(b *hclsyntax.Block) { tg.Networks = appendNonNil(tg.Networks, p.decodeNetwork(b)) },
-			"volume":  func(b *hclsyntax.Block) { p.decodeVolume(b, tg) }, // volumes.go
+			"volume":  func(b *hclsyntax.Block) { p.decodeVolume(b, tg) },           // volumes.go
+			"scaling": func(b *hclsyntax.Block) { tg.Scaling = p.decodeScaling(b) }, // periodic.go
 		},
 		multi: map[string]bool{"task": true, "affinity": true, "spread": true, "constraint": true, "volume": true},
 	})
@@ -147,9 +156,10 @@ func (p *parser) decodeTask(b *hclsyntax.Block) *structs.Task {
 			"volume_mount": func(b *hclsyntax.Block) {
 				t.VolumeMounts = appendNonNil(t.VolumeMounts, p.decodeVolumeMount(b))
 			},
-			"template":  func(b *hclsyntax.Block) { t.Templates = appendNonNil(t.Templates, p.decodeTemplate(b)) },
-			"lifecycle": func(b *hclsyntax.Block) { t.Lifecycle = p.decodeLifecycle(b) },       // lifecycle.go
-			"restart":   func(b *hclsyntax.Block) { t.RestartPolicy = p.decodeTaskRestart(b) }, // lifecycle.go
+			"template":         func(b *hclsyntax.Block) { t.Templates = appendNonNil(t.Templates, p.decodeTemplate(b)) },
+			"lifecycle":        func(b *hclsyntax.Block) { t.Lifecycle = p.decodeLifecycle(b) },             // lifecycle.go
+			"restart":          func(b *hclsyntax.Block) { t.RestartPolicy = p.decodeTaskRestart(b) },       // lifecycle.go
+			"dispatch_payload": func(b *hclsyntax.Block) { t.DispatchPayload = p.decodeDispatchPayload(b) }, // periodic.go
 		},
 		multi: map[string]bool{"affinity": true, "constraint": true, "artifact": true, "volume_mount": true, "template": true},
 	})

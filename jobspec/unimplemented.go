@@ -6,12 +6,11 @@ package jobspec
 // implemented, move it to the decoder in job.go.
 var (
 	ignoredBlocks = map[string]map[string]bool{
-		"job": set("consul", "multiregion", "parameterized",
-			"periodic", "ui", "vault"),
+		"job": set("consul", "multiregion", "ui", "vault"),
 		"group": set("consul",
-			"scaling", "service", "vault"),
+			"service", "vault"),
 		"task": set("action", "consul", "csi_plugin",
-			"dispatch_payload", "identity", "scaling", "schedule", "secret",
+			"identity", "scaling", "schedule", "secret",
 			"service", "vault"),
 		"resources": set("device", "network"),
 	}

@@ -135,6 +135,7 @@ func (s *Server) establishLeadership() error {
 	run(s.newDeploymentWatcher().Run)
 	run(s.reapCancelledEvals)
 	run(s.runDrainer)
+	run(s.runPeriodic) // leader_periodic.go
 	if s.cfg.ACL.Enabled {
 		run(s.reapExpiredTokens) // acl_gc.go
 	}

@@ -53,13 +53,20 @@ type Job struct {
 	Migrate *MigrateStrategy
 	// Update is the job-level update block: service groups without their
 	// own take it (Canonicalize).
-	Update            *UpdateStrategy
-	Stop              bool
-	Status            string
-	StatusDescription string
-	Stable            bool
-	Version           uint64
-	SubmitTime        int64
+	Update *UpdateStrategy
+	// Periodic and parameterized parents and dispatched children
+	// (periodic.go, dispatch.go).
+	Periodic                 *PeriodicConfig
+	ParameterizedJob         *ParameterizedJobConfig
+	Payload                  []byte
+	Dispatched               bool
+	DispatchIdempotencyToken string
+	Stop                     bool
+	Status                   string
+	StatusDescription        string
+	Stable                   bool
+	Version                  uint64
+	SubmitTime               int64
 
 	CreateIndex    uint64
 	ModifyIndex    uint64
@@ -94,6 +101,7 @@ type TaskGroup struct {
 	Disconnect          *DisconnectStrategy
 	Volumes             map[string]*VolumeRequest // volumes.go
 	ShutdownDelay       *time.Duration            // wait after a stop before killing the tasks (lifecycle.go)
+	Scaling             *ScalingPolicy            // scaling.go
 }
 
 // Task is one process, container or VM run by a driver.
@@ -119,6 +127,9 @@ type Task struct {
 	Lifecycle     *TaskLifecycleConfig
 	RestartPolicy *RestartPolicy
 	ShutdownDelay time.Duration
+	// DispatchPayload writes a dispatched job's payload into the task's
+	// local dir (dispatch.go).
+	DispatchPayload *DispatchPayloadConfig
 }
 
 // Restart policy modes.
@@ -218,6 +229,7 @@ func (j *Job) Stub(summary *JobSummary) *JobListStub {
 	return &JobListStub{
 		ID: j.ID, ParentID: j.ParentID, Name: j.Name, Namespace: j.Namespace,
 		Datacenters: j.Datacenters, NodePool: j.NodePool, Type: j.Type, Priority: j.Priority,
+		Periodic: j.IsPeriodic(), ParameterizedJob: j.IsParameterized(),
 		Stop: j.Stop, Status: j.Status, StatusDescription: j.StatusDescription,
 		JobSummary: summary, CreateIndex: j.CreateIndex, ModifyIndex: j.ModifyIndex,
 		JobModifyIndex: j.JobModifyIndex, SubmitTime: j.SubmitTime,
@@ -229,6 +241,7 @@ type JobSummary struct {
 	JobID       string
 	Namespace   string
 	Summary     map[string]TaskGroupSummary
+	Children    *JobChildrenSummary // periodic.go: a parent's children
 	CreateIndex uint64
 	ModifyIndex uint64
 }

@@ -36,6 +36,8 @@ func (j *Job) Canonicalize() {
 	if j.NodePool == "" {
 		j.NodePool = "default"
 	}
+	j.Periodic.Canonicalize()
+	j.ParameterizedJob.Canonicalize()
 	for _, tg := range j.TaskGroups {
 		tg.canonicalize(j)
 	}
@@ -46,6 +48,8 @@ func (tg *TaskGroup) canonicalize(j *Job) {
 	case j.Type == JobTypeSystem || j.Type == JobTypeSysBatch:
 		// One allocation per feasible node: the count is ignored.
 		tg.Count = 1
+	case tg.Count == 0 && tg.Scaling != nil && tg.Scaling.Min >= 0:
+		tg.Count = int(tg.Scaling.Min) // as Nomad: count defaults to min (scaling.go)
 	case tg.Count == 0:
 		// Nomad defaults a missing count to 1; an explicit 0 arrives as 0
 		// only through the API, where we cannot tell them apart either.
@@ -74,6 +78,7 @@ func (tg *TaskGroup) canonicalize(j *Job) {
 	if tg.EphemeralDisk == nil {
 		tg.EphemeralDisk = DefaultEphemeralDisk()
 	}
+	tg.canonicalizeScaling(j)
 	tg.canonicalizeMigrate(j)
 	tg.canonicalizeVolumes()
 	tg.canonicalizeUpdate(j)
@@ -138,6 +143,7 @@ func (j *Job) Validate() error {
 		seen[tg.Name] = true
 		tg.validate(&errs)
 	}
+	j.validatePeriodic(&errs) // periodic_validate.go
 	j.validateConstraints(&errs)
 	j.validateBounds(&errs) // validate_bounds.go: names, IDs, sizes
 	return errs.ErrorOrNil()
@@ -150,6 +156,7 @@ func (tg *TaskGroup) validate(errs *MultiError) {
 	if len(tg.Tasks) == 0 {
 		errs.Add(fmt.Errorf("group %q: missing tasks", tg.Name))
 	}
+	tg.validateScaling(errs)
 	if rp := tg.RestartPolicy; rp != nil {
 		if rp.Mode != RestartPolicyModeDelay && rp.Mode != RestartPolicyModeFail {
 			errs.Add(fmt.Errorf("group %q: restart mode %q must be %q or %q", tg.Name, rp.Mode, RestartPolicyModeDelay, RestartPolicyModeFail))

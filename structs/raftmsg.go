@@ -32,6 +32,8 @@ const (
 	ACLTokenBootstrapRequestType MessageType = 64 // ACLTokenBootstrapRequest
 	ACLRoleUpsertRequestType     MessageType = 65 // ACLRolesUpsertRequest
 	ACLRoleDeleteRequestType     MessageType = 66 // ACLRolesDeleteByIDRequest
+
+	PeriodicLaunchRequestType MessageType = 80 // PeriodicLaunchRequest (periodic.go)
 )
 
 // IgnoreUnknownTypeFlag marks an entry that older servers may skip.

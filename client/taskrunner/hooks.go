@@ -25,6 +25,7 @@ type prestartHook struct {
 var prestartHooks = []prestartHook{
 	artifactHook, // artifact_hook.go: first, as in Nomad
 	volumesHook,  // volumes.go
+	payloadHook,  // payload_hook.go
 	{name: templateHookName, run: templatePrestart}, // template_hook.go: after artifacts (a source may be one)
 }
 

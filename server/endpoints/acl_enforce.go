@@ -63,6 +63,11 @@ const (
 	// status read-job-scaling, as in Nomad.
 	capScaleJob       = acl.NamespaceCapabilityScaleJob
 	capReadJobScaling = acl.NamespaceCapabilityReadJobScaling
+	// Dispatch needs dispatch-job; the scaling policies list and read need
+	// their own capabilities (scaling.go).
+	capDispatchJob         = acl.NamespaceCapabilityDispatchJob
+	capListScalingPolicies = acl.NamespaceCapabilityListScalingPolicies
+	capReadScalingPolicy   = acl.NamespaceCapabilityReadScalingPolicy
 )
 
 // resolveACL resolves secret for a check made later against objects the

@@ -59,12 +59,20 @@ func (e *Job) Register(args *structs.JobRegisterRequest, reply *structs.JobRegis
 	job.SubmitTime = now.UnixNano()
 	setJobVersion(existing, job)
 	eval := newJobEval(job, structs.EvalTriggerJobRegister, now)
+	if job.IsParent() {
+		eval = nil // periodic and parameterized parents are never scheduled (job_dispatch.go)
+	}
 	req := &structs.JobRegisterRequest{Job: job, Eval: eval, WriteRequest: args.WriteRequest}
 	index, _, err := e.d.Apply(structs.JobRegisterRequestType, req)
 	if err != nil {
 		return err
 	}
-	reply.EvalID, reply.EvalCreateIndex, reply.JobModifyIndex = eval.ID, index, index
+	reply.EvalCreateIndex, reply.JobModifyIndex = index, index
+	if eval != nil {
+		reply.EvalID = eval.ID
+	} else {
+		reply.EvalCreateIndex = 0
+	}
 	reply.Index = index
 	return nil
 }
@@ -178,7 +186,11 @@ func jobStubs(st *state.StateSnapshot, ns, prefix string) ([]*structs.JobListStu
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, j.Stub(JobSummary(j, allocs)))
+		stub := j.Stub(JobSummary(j, allocs))
+		if err := addChildrenSummary(st, j, stub.JobSummary); err != nil { // job_dispatch.go
+			return nil, err
+		}
+		out = append(out, stub)
 	}
 	return out, nil
 }

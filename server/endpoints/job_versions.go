@@ -159,6 +159,11 @@ func (e *Job) Scale(args *structs.JobScaleRequest, reply *structs.JobRegisterRes
 		return structs.NewCodedError(structs.ErrCodeConflict, "%s %d: job exists with conflicting job modify index: %d",
 			enforceIndexPrefix, args.JobModifyIndex, cur.JobModifyIndex)
 	}
+	if args.Count != nil {
+		if err := checkScaleBounds(tg, *args.Count); err != nil { // scaling.go
+			return err
+		}
+	}
 	if args.Count == nil {
 		reply.JobModifyIndex = cur.JobModifyIndex
 		reply.Index = cur.ModifyIndex

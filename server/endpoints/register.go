@@ -37,6 +37,7 @@ func New(d Deps) (*Set, error) {
 		{"NodePool", &NodePool{d: dp}},
 		{"ACL", &ACL{d: dp}},
 		{"Variables", &Variables{d: dp}}, {"Keyring", &Keyring{d: dp}},
+		{"Scaling", &Scaling{d: dp}},
 	}}, nil
 }
 

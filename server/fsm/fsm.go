@@ -119,6 +119,8 @@ func (f *FSM) Apply(l *raft.Log) any {
 		return f.applyVarApply(buf, index)
 	case structs.RootKeyMetaUpsertRequestType:
 		return f.applyRootKeyMetaUpsert(buf, index)
+	case structs.PeriodicLaunchRequestType:
+		return f.applyPeriodicLaunch(buf, index)
 	}
 	if msgType&structs.IgnoreUnknownTypeFlag != 0 {
 		f.logger.Warn("ignoring unknown raft message type", "type", msgType, "index", index)

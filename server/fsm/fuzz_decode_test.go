@@ -47,6 +47,7 @@ func raftMessages() map[structs.MessageType]any {
 		structs.ACLRoleDeleteRequestType:                &structs.ACLRolesDeleteByIDRequest{},
 		structs.VarApplyStateRequestType:                &structs.VarApplyStateRequest{},
 		structs.RootKeyMetaUpsertRequestType:            &structs.RootKeyMetaUpsertRequest{},
+		structs.PeriodicLaunchRequestType:               &structs.PeriodicLaunchRequest{},
 	}
 }
 

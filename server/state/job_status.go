@@ -56,8 +56,8 @@ func setJobStatuses(txn *memdb.Txn, index uint64, jobs map[structs.NamespacedID]
 // allocations all completed); pending otherwise (just registered). A system
 // job is running until it is stopped.
 func JobStatus(job *structs.Job, allocs []*structs.Allocation, evals []*structs.Evaluation) string {
-	if job.Type == structs.JobTypeSystem && !job.Stop {
-		return structs.JobStatusRunning // as in Nomad: it waits for nodes
+	if (job.Type == structs.JobTypeSystem || job.IsParent()) && !job.Stop {
+		return structs.JobStatusRunning // as in Nomad: it waits for nodes, or launches children
 	}
 	for _, a := range allocs {
 		if !a.TerminalStatus() {

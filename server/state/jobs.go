@@ -89,6 +89,9 @@ func (s *StateStore) DeleteJob(index uint64, namespace, id string, eval *structs
 		if err := deleteJobVersionsTxn(txn, index, namespace, id); err != nil {
 			return err
 		}
+		if err := deletePeriodicLaunchTxn(txn, index, namespace, id); err != nil { // periodic_launch.go
+			return err
+		}
 		if err := setIndex(txn, tableJobs, index); err != nil {
 			return err
 		}

@@ -35,6 +35,7 @@ var persistedTables = []struct {
 	{tableDeployments, recordDeployment}, {tableNamespaces, recordNamespace}, {tableNodePools, recordNodePool},
 	{tableACLPolicies, recordACLPolicy}, {tableACLTokens, recordACLToken}, {tableACLRoles, recordACLRole},
 	{tableVariables, recordVariable}, {tableRootKeys, recordRootKeyMeta},
+	{tablePeriodicLaunch, recordPeriodicLaunch},
 }
 
 // Persist writes every object of the snapshot to w as a msgpack stream (for
@@ -129,6 +130,8 @@ func newRecord(t recordType) (any, string, error) {
 		return &structs.VariableEncrypted{}, tableVariables, nil
 	case recordRootKeyMeta:
 		return &structs.RootKeyMeta{}, tableRootKeys, nil
+	case recordPeriodicLaunch:
+		return &structs.PeriodicLaunch{}, tablePeriodicLaunch, nil
 	}
 	return nil, "", fmt.Errorf("restoring: unknown record type %d", t)
 }

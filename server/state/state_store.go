@@ -96,6 +96,7 @@ func schema() *memdb.DBSchema {
 		tableACLRoles:        aclRolesSchema(),
 		tableVariables:       variablesSchema(),
 		tableRootKeys:        rootKeysSchema(),
+		tablePeriodicLaunch:  periodicLaunchSchema(), // periodic_launch.go
 	}}
 }
 

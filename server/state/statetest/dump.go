@@ -24,6 +24,7 @@ type Dump struct {
 	ACLRoles    []*structs.ACLRole
 	Variables   []*structs.VariableEncrypted
 	RootKeys    []*structs.RootKeyMeta
+	Periodic    []*structs.PeriodicLaunch
 	Indexes     []*state.IndexEntry
 }
 
@@ -67,6 +68,8 @@ func DumpState(t testing.TB, st *state.StateStore) Dump {
 	d.Variables, err = st.VarsByPrefix(structs.AllNamespaces, "")
 	must(err)
 	d.RootKeys, err = st.RootKeyMetas(nil)
+	must(err)
+	d.Periodic, err = st.PeriodicLaunches(nil)
 	must(err)
 	d.Indexes, err = st.Indexes()
 	must(err)
