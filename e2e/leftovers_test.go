@@ -134,6 +134,12 @@ func checkLeftovers(root string) error {
 	agentDirsMu.Lock()
 	dirs := append([]string{root}, agentDirs...)
 	agentDirsMu.Unlock()
+	// The plugins of an agent a test SIGKILLed notice within their parent
+	// poll interval (500 ms) and exit on their own: give them a few before
+	// calling anything a leftover.
+	for deadline := time.Now().Add(3 * time.Second); len(leftoverProcs(runID, dirs)) > 0 && time.Now().Before(deadline); {
+		time.Sleep(100 * time.Millisecond)
+	}
 	left := killLeftovers(runID, dirs)
 	if len(left) == 0 {
 		return nil
