@@ -153,21 +153,7 @@ func TestJobFileFeaturesTogether(t *testing.T) {
 	t.Cleanup(srv.Close)
 
 	dcName := uniqueID("dc-jobfile")
-	c, err := startAgent(filepath.Join(agentsDir(t), "jobfile"), false, dev.rpcAddr, fmt.Sprintf("datacenter = %q", dcName),
-		fmt.Sprintf("client {\n  host_volume \"shared\" {\n    path      = %q\n    read_only = true\n  }\n}", host))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		retireNodesIn(t, dcName)
-		c.stop()
-		if t.Failed() {
-			t.Logf("client log (tail):\n%s", c.logTail())
-		}
-	})
-	if err := c.waitReady(2, 30*time.Second); err != nil {
-		t.Fatal(err)
-	}
+	startClient(t, "jobfile", dcName, hostVolumeConfig("shared", host))
 
 	id := uniqueID("e2e-jobfile")
 	varPath := "nomad/jobs/" + id

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/nomadish/nomadish/drivers/docker/dockertest"
 )
@@ -80,21 +79,7 @@ func TestHostVolumes(t *testing.T) {
 		t.Fatal(err)
 	}
 	dcName := uniqueID("dc-vol")
-	c, err := startAgent(filepath.Join(agentsDir(t), "vol"), false, dev.rpcAddr, fmt.Sprintf("datacenter = %q", dcName),
-		fmt.Sprintf("client {\n  host_volume \"shared\" {\n    path      = %q\n    read_only = true\n  }\n}", host))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		retireNodesIn(t, dcName)
-		c.stop()
-		if t.Failed() {
-			t.Logf("client log (tail):\n%s", c.logTail())
-		}
-	})
-	if err := c.waitReady(2, 30*time.Second); err != nil {
-		t.Fatal(err)
-	}
+	startClient(t, "vol", dcName, hostVolumeConfig("shared", host))
 	var nodes []struct{ ID, Datacenter string }
 	if err := getJSON(dev.addr+"/v1/nodes", &nodes); err != nil {
 		t.Fatal(err)

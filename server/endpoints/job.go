@@ -103,12 +103,9 @@ func (e *Job) Deregister(args *structs.JobDeregisterRequest, reply *structs.JobD
 	if err := e.d.allowNamespaceOp(args.AuthToken, ns, capSubmitJob); err != nil {
 		return err
 	}
-	existing, err := e.d.State().JobByID(nil, ns, args.JobID)
+	existing, err := existingJob(e.d.State(), ns, args.JobID)
 	if err != nil {
 		return err
-	}
-	if existing == nil {
-		return structs.ErrJobNotFound
 	}
 	eval := newJobEval(existing, structs.EvalTriggerJobDeregister, e.d.Clock.Now())
 	entry := &structs.JobDeregisterEntry{JobDeregisterRequest: *args}
@@ -291,4 +288,22 @@ func (e *Job) Plan(args *structs.JobPlanRequest, reply *structs.JobPlanResponse)
 	}
 	reply.Index = index
 	return nil
+}
+
+// jobReader is what existingJob reads: the store or one of its snapshots.
+type jobReader interface {
+	JobByID(ws memdb.WatchSet, namespace, id string) (*structs.Job, error)
+}
+
+// existingJob returns the job, or structs.ErrJobNotFound (a 404) when
+// there is none.
+func existingJob(r jobReader, ns, id string) (*structs.Job, error) {
+	j, err := r.JobByID(nil, ns, id)
+	if err != nil {
+		return nil, err
+	}
+	if j == nil {
+		return nil, structs.ErrJobNotFound
+	}
+	return j, nil
 }

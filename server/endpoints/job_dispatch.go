@@ -20,12 +20,9 @@ func (e *Job) Dispatch(args *structs.JobDispatchRequest, reply *structs.JobDispa
 		return err
 	}
 	snap := e.d.State().Snapshot()
-	parent, err := snap.JobByID(nil, ns, args.JobID)
+	parent, err := existingJob(snap, ns, args.JobID)
 	if err != nil {
 		return err
-	}
-	if parent == nil {
-		return structs.ErrJobNotFound
 	}
 	if !parent.IsParameterized() {
 		return structs.NewCodedError(structs.ErrCodeBadRequest, "Specified job %q is not a parameterized job", args.JobID)

@@ -99,12 +99,9 @@ func (e *Job) Revert(args *structs.JobRevertRequest, reply *structs.JobRegisterR
 		return err
 	}
 	snap := e.d.State().Snapshot()
-	cur, err := snap.JobByID(nil, ns, args.JobID)
+	cur, err := existingJob(snap, ns, args.JobID)
 	if err != nil {
 		return err
-	}
-	if cur == nil {
-		return structs.ErrJobNotFound
 	}
 	if args.JobVersion == cur.Version {
 		return structs.NewCodedError(structs.ErrCodeBadRequest, "can't revert to current version")
@@ -144,12 +141,9 @@ func (e *Job) Scale(args *structs.JobScaleRequest, reply *structs.JobRegisterRes
 	if args.Count != nil && *args.Count < 0 {
 		return structs.NewCodedError(structs.ErrCodeBadRequest, "scaling action count can't be negative")
 	}
-	cur, err := e.d.State().JobByID(nil, ns, args.JobID)
+	cur, err := existingJob(e.d.State(), ns, args.JobID)
 	if err != nil {
 		return err
-	}
-	if cur == nil {
-		return structs.ErrJobNotFound
 	}
 	tg := cur.LookupTaskGroup(group)
 	if tg == nil {

@@ -19,12 +19,9 @@ func (e *Job) PeriodicForce(args *structs.PeriodicForceRequest, reply *structs.P
 		}
 	}
 	snap := e.d.State().Snapshot()
-	parent, err := snap.JobByID(nil, ns, args.JobID)
+	parent, err := existingJob(snap, ns, args.JobID)
 	if err != nil {
 		return err
-	}
-	if parent == nil {
-		return structs.ErrJobNotFound
 	}
 	if !parent.IsPeriodic() {
 		return structs.NewCodedError(structs.ErrCodeBadRequest, "Job %q is not periodic", args.JobID)

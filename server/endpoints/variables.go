@@ -161,19 +161,26 @@ func (e *Variables) Read(args *structs.VariablesReadRequest, reply *structs.Vari
 	if !a.AllowVariableOperation(ns, args.Path, acl.VariablesCapabilityRead) {
 		return e.d.denied(accessor, ns, "variables read "+args.Path)
 	}
-	return e.d.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
-		v, err := st.VarGet(ws, ns, args.Path)
+	return e.readVar(&args.QueryOptions, &reply.QueryMeta, ns, args.Path, &reply.Data)
+}
+
+// readVar answers a (blocking) read of the variable at path in ns into
+// *out: nil when absent (the variables table's index then), decrypted and
+// without its lock ID otherwise (its modify index).
+func (e *Variables) readVar(q *structs.QueryOptions, m *structs.QueryMeta, ns, path string, out **structs.VariableDecrypted) error {
+	return e.d.blockingRPC(q, m, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
+		v, err := st.VarGet(ws, ns, path)
 		if err != nil {
 			return 0, err
 		}
-		reply.Data = nil
+		*out = nil
 		if v == nil {
 			return st.Index(state.TableVariables)
 		}
-		if reply.Data, err = e.d.decryptVar(v); err != nil {
+		if *out, err = e.d.decryptVar(v); err != nil {
 			return 0, err
 		}
-		hideLockID(reply.Data, "")
+		hideLockID(*out, "")
 		return v.ModifyIndex, nil
 	})
 }

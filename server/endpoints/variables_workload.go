@@ -89,21 +89,7 @@ func (e *Variables) WorkloadRead(args *structs.VariablesWorkloadRequest, reply *
 	if !paths.allowed(args.Path) {
 		return e.d.denied("alloc "+alloc.ID, alloc.Namespace, "variables read "+args.Path)
 	}
-	return e.d.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
-		v, err := st.VarGet(ws, alloc.Namespace, args.Path)
-		if err != nil {
-			return 0, err
-		}
-		reply.Data = nil
-		if v == nil {
-			return st.Index(state.TableVariables)
-		}
-		if reply.Data, err = e.d.decryptVar(v); err != nil {
-			return 0, err
-		}
-		hideLockID(reply.Data, "")
-		return v.ModifyIndex, nil
-	})
+	return e.readVar(&args.QueryOptions, &reply.QueryMeta, alloc.Namespace, args.Path, &reply.Data)
 }
 
 // WorkloadList lists, with their items, the variables under args.Prefix
