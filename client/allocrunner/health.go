@@ -84,21 +84,12 @@ func (ar *AllocRunner) startHealthWatch() {
 
 // watchHealth re-decides on every task state change and at RecheckAt,
 // until decided, then reports the verdict with the alloc's next update.
+// Once every task is dead it decides one last time on the final states:
+// the last task's death and the end of the run may arrive together.
 func (ar *AllocRunner) watchHealth(deploymentID string, up *structs.UpdateStrategy, tasks int, since time.Time) {
 	for {
-		states, n := healthStates(ar.currentGroup(), ar.TaskStates()) // lifecycle_hooks.go
-		h := HealthAt(states, min(n, tasks), up, since, time.Now())
-		if h.Decided {
-			ar.mu.Lock()
-			if ar.healthFor != deploymentID {
-				ar.mu.Unlock()
-				return
-			}
-			healthy := h.Healthy
-			ar.health = &structs.AllocDeploymentStatus{Healthy: &healthy, Timestamp: time.Now()}
-			ar.mu.Unlock()
-			ar.logger.Debug("alloc health decided", "deployment_id", deploymentID, "healthy", healthy)
-			ar.sendUpdate()
+		h, reported := ar.decideHealth(deploymentID, up, tasks, since)
+		if reported {
 			return
 		}
 		var timer *time.Timer
@@ -118,9 +109,32 @@ func (ar *AllocRunner) watchHealth(deploymentID string, up *structs.UpdateStrate
 			timer.Stop()
 		}
 		if done {
+			ar.decideHealth(deploymentID, up, tasks, since)
 			return
 		}
 	}
+}
+
+// decideHealth decides the alloc's health from the current task states
+// and, when decided, records and reports the verdict; it reports whether
+// the watch is over (decided, or the alloc moved to another deployment).
+func (ar *AllocRunner) decideHealth(deploymentID string, up *structs.UpdateStrategy, tasks int, since time.Time) (Health, bool) {
+	states, n := healthStates(ar.currentGroup(), ar.TaskStates()) // lifecycle_hooks.go
+	h := HealthAt(states, min(n, tasks), up, since, time.Now())
+	if !h.Decided {
+		return h, false
+	}
+	ar.mu.Lock()
+	if ar.healthFor != deploymentID {
+		ar.mu.Unlock()
+		return h, true
+	}
+	healthy := h.Healthy
+	ar.health = &structs.AllocDeploymentStatus{Healthy: &healthy, Timestamp: time.Now()}
+	ar.mu.Unlock()
+	ar.logger.Debug("alloc health decided", "deployment_id", deploymentID, "healthy", healthy)
+	ar.sendUpdate()
+	return h, true
 }
 
 // notifyHealth wakes the health watch after a task state change.
