@@ -39,6 +39,9 @@ type Client struct {
 	allocs  map[string]*allocrunner.AllocRunner
 	// allocIdx is the AllocModifyIndex each runner was last updated to.
 	allocIdx map[string]uint64
+	// migrateTokens is the last Node.GetClientAllocs' MigrateTokens (by
+	// replacement alloc ID); guarded by allocMu (migrate.go).
+	migrateTokens map[string]string
 
 	nodeChanged chan struct{}   // cap 1: node must be re-registered
 	ctx         context.Context // ends on Shutdown: stops the watchers
