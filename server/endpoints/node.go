@@ -146,7 +146,7 @@ func (e *Node) GetClientAllocs(args *structs.NodeSpecificRequest, reply *structs
 			reply.Allocs[a.ID] = a.AllocModifyIndex
 			index = max(index, a.AllocModifyIndex)
 		}
-		if reply.MigrateTokens, err = migrateTokens(ws, st, allocs); err != nil { // node_migrate.go
+		if reply.MigrateTokens, err = migrateTokens(st, allocs); err != nil { // node_migrate.go
 			return 0, err
 		}
 		if len(allocs) == 0 {

@@ -1,8 +1,6 @@
 package endpoints
 
 import (
-	"github.com/hashicorp/go-memdb"
-
 	"github.com/nomadish/nomadish/server/state"
 	"github.com/nomadish/nomadish/structs"
 )
@@ -14,21 +12,24 @@ import (
 // is none. Tokens are computed whether or not ACLs are on (a holding agent
 // with ACLs off serves the snapshot to anyone anyway). A previous
 // allocation or node that is gone has no token: there is no data to fetch.
-// Called inside Node.GetClientAllocs' blocking query with its snapshot.
-func migrateTokens(ws memdb.WatchSet, st *state.StateSnapshot, allocs []*structs.Allocation) (map[string]string, error) {
+// Called inside Node.GetClientAllocs' blocking query with its snapshot;
+// the lookups add nothing to its watch set (a previous allocation's
+// updates must not wake the node's watch; its node and secret do not
+// change while it migrates).
+func migrateTokens(st *state.StateSnapshot, allocs []*structs.Allocation) (map[string]string, error) {
 	var out map[string]string
 	for _, a := range allocs {
 		if !shouldMigrate(a) {
 			continue
 		}
-		prev, err := st.AllocByID(ws, a.PreviousAllocation)
+		prev, err := st.AllocByID(nil, a.PreviousAllocation)
 		if err != nil {
 			return nil, err
 		}
 		if prev == nil || prev.NodeID == "" || prev.NodeID == a.NodeID {
 			continue // gone, or on this node: moved locally, no token needed
 		}
-		node, err := st.NodeByID(ws, prev.NodeID)
+		node, err := st.NodeByID(nil, prev.NodeID)
 		if err != nil {
 			return nil, err
 		}
