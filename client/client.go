@@ -35,7 +35,7 @@ type Client struct {
 	nodeMu sync.Mutex // guards node
 	node   *structs.Node
 
-	allocMu sync.Mutex // guards allocs and allocIdx
+	allocMu sync.Mutex // guards allocs, allocIdx and migrateTokens
 	allocs  map[string]*allocrunner.AllocRunner
 	// allocIdx is the AllocModifyIndex each runner was last updated to.
 	allocIdx map[string]uint64
