@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -34,15 +35,16 @@ type Agent struct {
 	logger hclog.Logger
 
 	// Set by New, read-only afterwards.
-	server    *server.Server        // nil when the server is not enabled
-	client    *client.Client        // nil when the client is not enabled
-	rpcClient *client.ServerManager // nil when a server runs in process
-	rpc       RPCer                 // what the HTTP API calls
-	ln        net.Listener          // the HTTP listener
-	httpSrv   *http.Server
-	rpcTLS    *tlsutil.RPC       // nil without tls.rpc (agent_tls.go)
-	rpcPool   *rpcclient.Pool    // connections to servers (agent_tls.go)
-	cancelReq context.CancelFunc // ends the requests' contexts (log streams)
+	server      *server.Server        // nil when the server is not enabled
+	client      *client.Client        // nil when the client is not enabled
+	rpcClient   *client.ServerManager // nil when a server runs in process
+	rpc         RPCer                 // what the HTTP API calls
+	ln          net.Listener          // the HTTP listener
+	httpSrv     *http.Server
+	rpcTLS      *tlsutil.RPC       // nil without tls.rpc (agent_tls.go)
+	httpSelfTLS *tls.Config        // the client's HTTPS config for this agent's API; nil without tls.http
+	rpcPool     *rpcclient.Pool    // connections to servers (agent_tls.go)
+	cancelReq   context.CancelFunc // ends the requests' contexts (log streams)
 
 	shutdownOnce sync.Once
 	shutdownErr  error // written once inside shutdownOnce

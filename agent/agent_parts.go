@@ -73,7 +73,7 @@ func (a *Agent) clientConfig(o options) (*client.Config, error) {
 		MinDynamicPort: c.Client.MinDynamicPort, MaxDynamicPort: c.Client.MaxDynamicPort, ReservedPorts: c.Client.ReservedPorts,
 		ReservedCores: c.Client.ReservedCores, ReservableCores: c.Client.ReservableCores, SysfsRoot: c.Client.SysfsRoot,
 		PluginConfig: plugins, Drivers: catalog.Builtin, PluginExecutable: exe, DevMode: c.DevMode, IntroToken: c.Client.IntroToken,
-		Logger: a.logger, HTTPAddr: a.httpAdvertise(), Version: version.Version,
+		Logger: a.logger, HTTPAddr: a.httpAdvertise(), HTTPTLS: a.httpSelfTLS, Version: version.Version,
 		Artifacts:   artifactConfig(c.Client.Artifact, exe), // agent_artifact.go
 		HostVolumes: hostVolumes(c.Client.HostVolumes),      // agent_volumes.go
 	}, nil

@@ -29,6 +29,9 @@ func (a *Agent) setupTLS() error {
 	if httpTLS != nil {
 		a.ln = tls.NewListener(a.ln, httpTLS)
 	}
+	if a.httpSelfTLS, err = tlsutil.HTTPSelf(&a.cfg.TLS); err != nil {
+		return fmt.Errorf("agent: tls block (http): %w", err)
+	}
 	return nil
 }
 

@@ -20,6 +20,9 @@ type routeNeed struct {
 	//                   checked by the RPC once it has looked it up (the
 	//                   namespace is in the body or the object)
 	//   needSelf:       the /v1/acl endpoints check the token themselves
+	//   needMigrate:    Cap on the allocation the route names, or that
+	//                   allocation's migrate token, checked by the handler
+	//                   on the agent whose client holds the allocation
 	//   needNode, needAgent, needOperator: Cap "read" or "write"
 	//   needManagement: a management token
 	Kind string
@@ -31,6 +34,7 @@ const (
 	needNamespace  = "namespace"
 	needObject     = "object"
 	needSelf       = "self"
+	needMigrate    = "object-or-migrate-token"
 	needNode       = "node"
 	needAgent      = "agent"
 	needOperator   = "operator"
@@ -93,7 +97,7 @@ var routeNeeds = func() map[string]routeNeed {
 	}
 	m["GET /v1/client/allocation/{id}/exec"] = objectNeed(acl.NamespaceCapabilityAllocExec)
 	m["GET /v1/client/allocation/{id}/stats"] = objectNeed(read)
-	m["GET /v1/client/allocation/{id}/snapshot"] = objectNeed(readFS)
+	m["GET /v1/client/allocation/{id}/snapshot"] = routeNeed{needMigrate, readFS} // http_alloc_snapshot.go
 	writes("/v1/client/allocation/{id}/signal", objectNeed(life))
 	writes("/v1/client/allocation/{id}/restart", objectNeed(life))
 
@@ -169,7 +173,7 @@ func (s *httpServer) authorize(pattern string, f handlerFunc) handlerFunc {
 		return f
 	}
 	switch need.Kind {
-	case needNone, needSelf, needObject:
+	case needNone, needSelf, needObject, needMigrate:
 		return f
 	}
 	return func(w http.ResponseWriter, r *http.Request) (any, error) {

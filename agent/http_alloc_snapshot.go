@@ -3,27 +3,101 @@ package agent
 import (
 	"net/http"
 
+	"github.com/nomadish/nomadish/acl"
 	"github.com/nomadish/nomadish/client/allocmigrate"
 	"github.com/nomadish/nomadish/structs"
 )
 
+// MigrateTokenChecker is implemented by a client (client.(*Client)) that
+// checks migrate tokens with its own node secret
+// (structs.CompareMigrateToken).
+type MigrateTokenChecker interface {
+	ValidMigrateToken(allocID, token string) bool
+}
+
+// snapshotRoute wraps the snapshot handler f. The route accepts read-fs on
+// the allocation or the allocation's migrate token (the one the servers
+// gave its replacement; Nomad's rule), which only the agent whose client
+// holds the allocation can check. So an agent that forwards (the
+// allocation is on another node) checks nothing and forwards once, as
+// clientRoute does; the holding agent (or one answering locally) checks the
+// token before anything is served: a valid migrate token, else
+// ACL.AllowAllocOperation(read-fs) (with ACLs off: anyone). A wrong or
+// missing token with ACLs on is 403.
+func (s *httpServer) snapshotRoute(f handlerFunc) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) (any, error) {
+		id := r.PathValue("id")
+		if node := s.snapshotNode(r, id); node != "" {
+			return nil, s.forwardToNode(w, r, node)
+		}
+		if !s.validMigrateToken(r, id) {
+			if err := s.allowAlloc(r, id, acl.NamespaceCapabilityReadFS); err != nil {
+				return nil, err
+			}
+		}
+		return f(w, r)
+	}
+}
+
+// snapshotNode returns the node to forward a snapshot request for
+// allocation id to: "" when the request was forwarded already, there is no
+// NodeDialer, the allocation is unknown or local. The lookup is
+// Alloc.GetAllocs (the clients' read, which takes no ACL token: the
+// request's token may be a migrate token no server resolves); only the
+// node ID is used, nothing of the allocation is served here.
+func (s *httpServer) snapshotNode(r *http.Request, id string) string {
+	if s.Nodes == nil || r.Header.Get(forwardedHeader) != "" {
+		return ""
+	}
+	q, err := s.parseQuery(r)
+	if err != nil {
+		return ""
+	}
+	args := structs.AllocsGetRequest{AllocIDs: []string{id}, QueryOptions: structs.QueryOptions{Region: q.Region, AllowStale: true}}
+	var reply structs.AllocsGetResponse
+	if err := s.RPC.RPC(structs.AllocGetAllocsRPC, &args, &reply); err != nil || len(reply.Allocs) != 1 {
+		return ""
+	}
+	node := reply.Allocs[0].NodeID
+	if node == "" || (s.Logs != nil && node == s.Logs.NodeID()) {
+		return ""
+	}
+	return node
+}
+
+// validMigrateToken reports whether the request's token is allocation
+// id's migrate token on this agent's client.
+func (s *httpServer) validMigrateToken(r *http.Request, id string) bool {
+	c, ok := s.Logs.(MigrateTokenChecker)
+	if s.Logs == nil || !ok {
+		return false
+	}
+	q, err := s.parseQuery(r)
+	return err == nil && q.AuthToken != "" && c.ValidMigrateToken(id, q.AuthToken)
+}
+
 // allocSnapshot serves GET /v1/client/allocation/:id/snapshot (Nomad's
 // path): a tar stream of the allocation's alloc/data and its tasks' local/
 // directories (client/allocmigrate), which a replacement allocation with
-// ephemeral_disk { migrate = true } on another node restores. It needs
-// read-fs on the allocation (the same data the fs endpoints serve) and is
-// forwarded to the allocation's node like them. 404: unknown allocation;
-// 501: not on this agent's client.
+// ephemeral_disk { migrate = true } on another node restores. snapshotRoute
+// checks the token and forwards. 404: unknown allocation; 501: not on this
+// agent's client.
 func (s *httpServer) allocSnapshot(w http.ResponseWriter, r *http.Request) (any, error) {
 	id := r.PathValue("id")
 	q, err := s.parseQuery(r)
 	if err != nil {
 		return nil, err
 	}
-	q.MinQueryIndex, q.AllowStale = 0, true
-	alloc, _, err := s.getAlloc(id, q)
-	if err != nil {
+	// The token checked may be a migrate token no server resolves: read
+	// the allocation as the clients do (snapshotNode).
+	args := structs.AllocsGetRequest{AllocIDs: []string{id}, QueryOptions: structs.QueryOptions{Region: q.Region, AllowStale: true}}
+	var reply structs.AllocsGetResponse
+	if err := s.RPC.RPC(structs.AllocGetAllocsRPC, &args, &reply); err != nil {
 		return nil, err
+	}
+	var alloc *structs.Allocation
+	if len(reply.Allocs) == 1 {
+		alloc = reply.Allocs[0]
 	}
 	if alloc == nil {
 		return nil, structs.NewCodedError(structs.ErrCodeNotFound, "unknown allocation %q", id)

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"github.com/nomadish/nomadish/client/allocdir"
 	"github.com/nomadish/nomadish/client/allocrunner"
 	"github.com/nomadish/nomadish/client/taskrunner"
 	"github.com/nomadish/nomadish/structs"
@@ -22,7 +23,9 @@ func (c *Client) newRunner(a *structs.Allocation, prev *allocrunner.AllocRunner)
 		Artifacts: c.cfg.Artifacts,
 		Previous:  prev,
 		// migrate.go: data of a previous allocation on another node
-		FetchPrevious: c.fetchPrevious,
+		FetchPrevious: func(prevID string, dir *allocdir.AllocDir, tasks []string, maxBytes int64) error {
+			return c.fetchPrevious(a.ID, prevID, dir, tasks, maxBytes)
+		},
 		// template_vars.go: the templates' nomadVar reads
 		Vars: c.varsFor,
 	})

@@ -35,10 +35,13 @@ type Client struct {
 	nodeMu sync.Mutex // guards node
 	node   *structs.Node
 
-	allocMu sync.Mutex // guards allocs and allocIdx
+	allocMu sync.Mutex // guards allocs, allocIdx and migrateTokens
 	allocs  map[string]*allocrunner.AllocRunner
 	// allocIdx is the AllocModifyIndex each runner was last updated to.
 	allocIdx map[string]uint64
+	// migrateTokens is the last Node.GetClientAllocs' MigrateTokens (by
+	// replacement alloc ID); guarded by allocMu (migrate.go).
+	migrateTokens map[string]string
 
 	nodeChanged chan struct{}   // cap 1: node must be re-registered
 	ctx         context.Context // ends on Shutdown: stops the watchers

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"runtime"
@@ -65,6 +66,9 @@ type Config struct {
 	IntroToken string
 	// HTTPAddr is the agent's HTTP address reported in the node (optional).
 	HTTPAddr string
+	// HTTPTLS, when the agent serves HTTPS, is the client config the client
+	// calls its own agent's API with (migrate.go); nil: plain HTTP.
+	HTTPTLS *tls.Config
 	// Version is reported as the nomad.version attribute (default
 	// version.Version).
 	Version string

@@ -76,6 +76,7 @@ func (c *Client) getClientAllocs(index uint64) (*structs.NodeClientAllocsRespons
 func (c *Client) syncAllocs(resp *structs.NodeClientAllocsResponse) error {
 	var pull, removed []string
 	c.allocMu.Lock()
+	c.migrateTokens = resp.MigrateTokens
 	for id, idx := range resp.Allocs {
 		if have, ok := c.allocIdx[id]; !ok || idx > have {
 			pull = append(pull, id)

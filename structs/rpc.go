@@ -244,6 +244,9 @@ type NodeListResponse struct {
 // what changed (with Alloc.GetAllocs).
 type NodeClientAllocsResponse struct {
 	Allocs map[string]uint64
+	// MigrateTokens: allocation ID -> the migrate token of its previous
+	// allocation on another node (migrate_token.go), for migrating groups.
+	MigrateTokens map[string]string
 	QueryMeta
 }
 

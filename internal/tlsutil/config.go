@@ -144,6 +144,23 @@ func HTTPServer(c *Config) (*tls.Config, error) {
 	return cfg, nil
 }
 
+// HTTPSelf builds the config an agent calls its own HTTPS API with (the
+// client fetching a migrating allocation's data), nil when c.HTTP is off:
+// it presents the agent's certificate (for verify_https_client) and
+// verifies the agent's chain against the CA, not its name (the address is
+// the agent's advertised one, whatever names its certificate holds).
+func HTTPSelf(c *Config) (*tls.Config, error) {
+	if c == nil || !c.HTTP {
+		return nil, nil
+	}
+	l, err := c.load()
+	if err != nil {
+		return nil, err
+	}
+	return &tls.Config{Certificates: []tls.Certificate{l.cert}, RootCAs: l.pool, MinVersion: tls.VersionTLS12,
+		InsecureSkipVerify: true, VerifyConnection: verifyChain(l.pool)}, nil
+}
+
 // HTTPClient builds the config of an HTTPS API client (the CLI): caFile
 // (may be empty: the system roots) verifies the agent, certFile and keyFile
 // (both or neither) are presented when the agent asks.

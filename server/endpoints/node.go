@@ -126,6 +126,7 @@ func (e *Node) UpdateStatus(args *structs.NodeUpdateStatusRequest, reply *struct
 // (the allocs table index when the node has none), so client status
 // reports do not wake the client's own watch. The node's SecretID must
 // come with it (AuthToken or SecretID): ErrNodeSecretMismatch otherwise.
+// MigrateTokens carries the migrate tokens of its migrating allocations.
 func (e *Node) GetClientAllocs(args *structs.NodeSpecificRequest, reply *structs.NodeClientAllocsResponse) error {
 	return e.d.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
 		node, err := st.NodeByID(ws, args.NodeID)
@@ -144,6 +145,9 @@ func (e *Node) GetClientAllocs(args *structs.NodeSpecificRequest, reply *structs
 		for _, a := range allocs {
 			reply.Allocs[a.ID] = a.AllocModifyIndex
 			index = max(index, a.AllocModifyIndex)
+		}
+		if reply.MigrateTokens, err = migrateTokens(st, allocs); err != nil { // node_migrate.go
+			return 0, err
 		}
 		if len(allocs) == 0 {
 			return st.Index(state.TableAllocs)
