@@ -42,9 +42,9 @@ func (s *httpServer) snapshotRoute(f handlerFunc) handlerFunc {
 // snapshotNode returns the node to forward a snapshot request for
 // allocation id to: "" when the request was forwarded already, there is no
 // NodeDialer, the allocation is unknown or local. The lookup is
-// Alloc.GetAllocs (the clients' read, which takes no ACL token: the
-// request's token may be a migrate token no server resolves); only the
-// node ID is used, nothing of the allocation is served here.
+// Alloc.GetAllocs as this agent's client (allocLookupToken: the request's
+// token may be a migrate token no server resolves); only the node ID is
+// used, nothing of the allocation is served here.
 func (s *httpServer) snapshotNode(r *http.Request, id string) string {
 	if s.Nodes == nil || r.Header.Get(forwardedHeader) != "" {
 		return ""
@@ -53,7 +53,8 @@ func (s *httpServer) snapshotNode(r *http.Request, id string) string {
 	if err != nil {
 		return ""
 	}
-	args := structs.AllocsGetRequest{AllocIDs: []string{id}, QueryOptions: structs.QueryOptions{Region: q.Region, AllowStale: true}}
+	args := structs.AllocsGetRequest{AllocIDs: []string{id}, QueryOptions: structs.QueryOptions{Region: q.Region, AllowStale: true,
+		AuthToken: s.allocLookupToken(q.AuthToken)}}
 	var reply structs.AllocsGetResponse
 	if err := s.RPC.RPC(structs.AllocGetAllocsRPC, &args, &reply); err != nil || len(reply.Allocs) != 1 {
 		return ""
@@ -90,7 +91,8 @@ func (s *httpServer) allocSnapshot(w http.ResponseWriter, r *http.Request) (any,
 	}
 	// The token checked may be a migrate token no server resolves: read
 	// the allocation as the clients do (snapshotNode).
-	args := structs.AllocsGetRequest{AllocIDs: []string{id}, QueryOptions: structs.QueryOptions{Region: q.Region, AllowStale: true}}
+	args := structs.AllocsGetRequest{AllocIDs: []string{id}, QueryOptions: structs.QueryOptions{Region: q.Region, AllowStale: true,
+		AuthToken: s.allocLookupToken(q.AuthToken)}}
 	var reply structs.AllocsGetResponse
 	if err := s.RPC.RPC(structs.AllocGetAllocsRPC, &args, &reply); err != nil {
 		return nil, err
@@ -125,4 +127,21 @@ func (s *httpServer) allocSnapshot(w http.ResponseWriter, r *http.Request) (any,
 		s.Logger.Warn("alloc snapshot ended early", "alloc_id", alloc.ID, "error", err)
 	}
 	return nil, nil
+}
+
+// nodeSecreter is the agent's client, able to authenticate as its node
+// (*client.Client).
+type nodeSecreter interface{ NodeSecret() string }
+
+// allocLookupToken is the token the snapshot route reads the allocation
+// with: the agent's own node secret when it runs a client (a migrate token
+// is checked by the holding client, not by the servers), else the
+// request's token.
+func (s *httpServer) allocLookupToken(reqToken string) string {
+	if c, ok := s.Logs.(nodeSecreter); ok && s.Logs != nil {
+		if secret := c.NodeSecret(); secret != "" {
+			return secret
+		}
+	}
+	return reqToken
 }

@@ -41,6 +41,10 @@ func (c *Client) blockingRPC(method string, args, reply any) error {
 	}
 }
 
+// NodeSecret is the node's secret: the agent's HTTP layer reads
+// allocations with it on behalf of the migrate route.
+func (c *Client) NodeSecret() string { return c.secret() }
+
 // secret returns the node's SecretID, which every node RPC carries as its
 // AuthToken so the servers know it comes from this node.
 func (c *Client) secret() string {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/hashicorp/go-memdb"
 
+	"github.com/nomadish/nomadish/acl"
 	"github.com/nomadish/nomadish/server/state"
 	"github.com/nomadish/nomadish/structs"
 )
@@ -62,6 +63,10 @@ func (e *Alloc) GetAlloc(args *structs.AllocSpecificRequest, reply *structs.Sing
 
 // GetAllocs reads several allocations (absent ones are left out); blocking.
 func (e *Alloc) GetAllocs(args *structs.AllocsGetRequest, reply *structs.AllocsGetResponse) error {
+	allowed, err := e.d.allocReadFilter(args.AuthToken)
+	if err != nil {
+		return err
+	}
 	return e.d.blockingList(&args.QueryOptions, &reply.QueryMeta, []string{state.TableAllocs}, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
 		reply.Allocs = make([]*structs.Allocation, 0, len(args.AllocIDs))
 		var index uint64
@@ -70,7 +75,7 @@ func (e *Alloc) GetAllocs(args *structs.AllocsGetRequest, reply *structs.AllocsG
 			if err != nil {
 				return 0, err
 			}
-			if a == nil {
+			if a == nil || !allowed(a.Namespace) {
 				continue
 			}
 			reply.Allocs = append(reply.Allocs, a)
@@ -81,4 +86,24 @@ func (e *Alloc) GetAllocs(args *structs.AllocsGetRequest, reply *structs.AllocsG
 		}
 		return index, nil
 	})
+}
+
+// allocReadFilter says which allocations a GetAllocs caller may read by
+// ID: a client, authenticated by any registered node's secret, reads any
+// (as Nomad's clients do: a replacement waits on its previous allocation
+// on another node); any other caller is an ACL token, and allocations in
+// namespaces where it lacks read-job are left out (ACLs off: all).
+func (d *Deps) allocReadFilter(secret string) (func(ns string) bool, error) {
+	n, err := d.State().NodeBySecretID(nil, secret)
+	if err != nil {
+		return nil, err
+	}
+	if n != nil {
+		return func(string) bool { return true }, nil
+	}
+	a, _, err := d.resolveACL(secret)
+	if err != nil {
+		return nil, err
+	}
+	return func(ns string) bool { return a.AllowNamespaceOperation(ns, acl.NamespaceCapabilityReadJob) }, nil
 }

@@ -34,9 +34,10 @@ const (
 	recordACLRole   recordType = 62
 )
 
-// secretHashIndex indexes tokens by sha256(SecretID): a lookup walks the
-// radix tree over the hash, so its timing says nothing about the secret's
-// characters; the caller then compares the secrets in constant time.
+// secretHashIndex indexes ACL tokens and nodes by sha256(SecretID): a
+// lookup walks the radix tree over the hash, so its timing says nothing
+// about the secret's characters; the caller then compares the secrets in
+// constant time.
 type secretHashIndex struct{}
 
 func secretKey(secret string) []byte {
@@ -45,14 +46,19 @@ func secretKey(secret string) []byte {
 }
 
 func (secretHashIndex) FromObject(raw any) (bool, []byte, error) {
-	t, ok := raw.(*structs.ACLToken)
-	if !ok {
-		return false, nil, fmt.Errorf("secret index: %T is not a token", raw)
+	var secret string
+	switch o := raw.(type) {
+	case *structs.ACLToken:
+		secret = o.SecretID
+	case *structs.Node:
+		secret = o.SecretID
+	default:
+		return false, nil, fmt.Errorf("secret index: %T is neither a token nor a node", raw)
 	}
-	if t.SecretID == "" {
+	if secret == "" {
 		return false, nil, nil
 	}
-	return true, secretKey(t.SecretID), nil
+	return true, secretKey(secret), nil
 }
 
 func (secretHashIndex) FromArgs(args ...any) ([]byte, error) {

@@ -13,6 +13,8 @@ func nodesSchema() *memdb.TableSchema {
 		Name: tableNodes,
 		Indexes: map[string]*memdb.IndexSchema{
 			"id": {Name: "id", Unique: true, Indexer: &memdb.StringFieldIndex{Field: "ID"}},
+			// by sha256 of the node's secret (acl_tables.go): NodeBySecretID
+			"secret": {Name: "secret", AllowMissing: true, Indexer: secretHashIndex{}},
 		},
 	}
 }
@@ -111,6 +113,26 @@ func (r reader) NodeByID(ws memdb.WatchSet, id string) (*structs.Node, error) {
 		return nil, nil
 	}
 	return raw.(*structs.Node), nil
+}
+
+// NodeBySecretID returns the node whose secret is secret, or nil; looked
+// up through a hash of the secret and compared in constant time.
+func (r reader) NodeBySecretID(ws memdb.WatchSet, secret string) (*structs.Node, error) {
+	if secret == "" {
+		return nil, nil
+	}
+	txn := r.db.Txn(false)
+	it, err := txn.Get(tableNodes, "secret", secret)
+	if err != nil {
+		return nil, fmt.Errorf("looking up a node by secret: %w", err)
+	}
+	ws.Add(it.WatchCh())
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		if n := raw.(*structs.Node); n.SecretMatches(secret) {
+			return n, nil
+		}
+	}
+	return nil, nil
 }
 
 // Nodes returns all nodes ordered by ID.
