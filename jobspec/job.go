@@ -262,18 +262,27 @@ func fillRestartDefaults(job *structs.Job, set map[*structs.RestartPolicy]map[st
 		if tg.RestartPolicy == nil || !ok {
 			continue
 		}
-		rp := tg.RestartPolicy
-		if !attrs["attempts"] {
-			rp.Attempts = def.Attempts
-		}
-		if !attrs["interval"] {
-			rp.Interval = def.Interval
-		}
-		if !attrs["delay"] {
-			rp.Delay = def.Delay
-		}
-		if !attrs["mode"] {
-			rp.Mode = def.Mode
-		}
+		fillRestart(tg.RestartPolicy, def, attrs)
+	}
+}
+
+// fillRestart gives rp base's value for every attribute the restart block
+// did not set (attrs: the attributes written): a group's block over the
+// job type's default, a task's over its group's.
+func fillRestart(rp, base *structs.RestartPolicy, attrs map[string]bool) {
+	if !attrs["attempts"] {
+		rp.Attempts = base.Attempts
+	}
+	if !attrs["interval"] {
+		rp.Interval = base.Interval
+	}
+	if !attrs["delay"] {
+		rp.Delay = base.Delay
+	}
+	if !attrs["mode"] {
+		rp.Mode = base.Mode
+	}
+	if !attrs["render_templates"] {
+		rp.RenderTemplates = base.RenderTemplates
 	}
 }

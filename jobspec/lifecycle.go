@@ -72,22 +72,7 @@ func fillTaskRestart(job *structs.Job, set map[*structs.RestartPolicy]map[string
 			if rp == nil {
 				continue
 			}
-			attrs := set[rp]
-			if !attrs["attempts"] {
-				rp.Attempts = base.Attempts
-			}
-			if !attrs["interval"] {
-				rp.Interval = base.Interval
-			}
-			if !attrs["delay"] {
-				rp.Delay = base.Delay
-			}
-			if !attrs["mode"] {
-				rp.Mode = base.Mode
-			}
-			if !attrs["render_templates"] {
-				rp.RenderTemplates = base.RenderTemplates
-			}
+			fillRestart(rp, base, set[rp])
 		}
 	}
 }
