@@ -33,6 +33,7 @@ func (d *Driver) StopTask(taskID string, timeout time.Duration, signal string) e
 			return nil
 		case <-time.After(timeout):
 		}
+		t.killed.Store(true)
 		if err := t.kill("SIGKILL"); err != nil {
 			return err
 		}

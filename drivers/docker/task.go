@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/docker/docker/api/types/container"
@@ -41,6 +42,9 @@ type task struct {
 	// or stopLogs was called); stopLogs cancels it.
 	logsDone chan struct{}
 	stopLogs context.CancelFunc
+	// killed is set when StopTask escalated to SIGKILL: an exit 137 is then
+	// the driver's doing, not the kernel's OOM killer (lateOOM).
+	killed atomic.Bool
 }
 
 // StartTask creates and starts the task's container (see package doc).
@@ -150,9 +154,38 @@ func (t *task) waitExit() *base.ExitResult {
 		case errdefs.IsNotFound(ierr):
 			return &base.ExitResult{ExitCode: -1, Err: fmt.Errorf("container %s removed: %w", t.state.ContainerID, base.ErrExitCodeUnknown)}
 		case ierr == nil && info.State != nil && !info.State.Running && !info.State.Restarting:
-			return &base.ExitResult{ExitCode: info.State.ExitCode, OOMKilled: info.State.OOMKilled}
+			return &base.ExitResult{ExitCode: info.State.ExitCode, OOMKilled: info.State.OOMKilled || t.lateOOM(info.State.ExitCode)}
 		}
 		t.logger.Warn("waiting for container", "task", t.cfg.ID, "wait_error", err, "inspect_error", ierr)
 		time.Sleep(time.Second)
 	}
+}
+
+// oomRecheck is how often, and how many times, a SIGKILLed container is
+// inspected again for the engine's OOM flag.
+const (
+	oomRecheckEvery = 100 * time.Millisecond
+	oomRechecks     = 5
+)
+
+// lateOOM reports whether a container that died of SIGKILL (exit 137) was
+// OOM-killed after all: the engine may handle the kernel's OOM event after
+// the exit, so its flag is read again for up to half a second.
+func (t *task) lateOOM(exitCode int) bool {
+	if exitCode != 137 || t.killed.Load() {
+		return false
+	}
+	for range oomRechecks {
+		time.Sleep(oomRecheckEvery)
+		ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+		info, err := t.cli.ContainerInspect(ctx, t.state.ContainerID)
+		cancel()
+		if err != nil || info.State == nil {
+			return false
+		}
+		if info.State.OOMKilled {
+			return true
+		}
+	}
+	return false
 }
