@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -80,16 +81,41 @@ func buildBinary(out string) error {
 	return nil
 }
 
-// freePorts returns n ports that were free a moment ago (listen on :0, close).
+// handedOut holds every port freePorts returned in this run: the kernel
+// may offer a closed port again before the agent it was meant for binds
+// it, and two agents must never be handed the same one.
+var (
+	handedOutMu sync.Mutex
+	handedOut   = map[int]bool{}
+)
+
+// freePorts returns n ports that were free a moment ago (listen on :0,
+// close) and that no earlier call returned.
 func freePorts(n int) ([]int, error) {
+	handedOutMu.Lock()
+	defer handedOutMu.Unlock()
 	var ports []int
-	for i := 0; i < n; i++ {
+	var held []net.Listener
+	defer func() {
+		for _, l := range held {
+			l.Close()
+		}
+	}()
+	for len(ports) < n {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			return nil, err
 		}
-		defer l.Close()
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+		held = append(held, l)
+		if len(held) > 100*n {
+			return nil, fmt.Errorf("freePorts: no fresh port in %d tries", len(held))
+		}
+		p := l.Addr().(*net.TCPAddr).Port
+		if handedOut[p] {
+			continue
+		}
+		handedOut[p] = true
+		ports = append(ports, p)
 	}
 	return ports, nil
 }
