@@ -52,6 +52,8 @@ func commands() []command {
 		{name: "job scale", synopsis: "Change the count of a job's task group", run: jobScaleCommand},
 		{name: "job dispatch", synopsis: "Dispatch an instance of a parameterized job", run: jobDispatchCommand},
 		{name: "job periodic force", synopsis: "Force the launch of a periodic job", run: jobPeriodicForceCommand},
+		{name: "scaling policy list", synopsis: "List the groups' scaling policies", run: scalingPolicyListCommand},
+		{name: "scaling policy info", synopsis: "Show one scaling policy", run: scalingPolicyInfoCommand},
 		{name: "alloc status", synopsis: "Display status information about an allocation", run: allocStatusCommand},
 		{name: "alloc logs", synopsis: "Stream the logs of a task", run: allocLogsCommand},
 		{name: "alloc fs", synopsis: "Inspect the contents of an allocation directory", run: allocFSCommand},
