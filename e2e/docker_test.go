@@ -19,7 +19,7 @@ import (
 // (built by dockertest: no registry needed) with sh -c script.
 func dockerJob(id, typ, network, ports, script string) string {
 	return fmt.Sprintf(`job %q {
-  type = %q
+  type = %q%s
   group "g" {
     %s
     task "t" {
@@ -38,7 +38,7 @@ func dockerJob(id, typ, network, ports, script string) string {
     }
   }
 }
-`, id, typ, network, dockertest.Image, script, ports)
+`, id, typ, quickHealthy(typ), network, dockertest.Image, script, ports)
 }
 
 func ensureTestImage(t *testing.T) {

@@ -16,8 +16,9 @@ func rawExecJob(id, typ, command string, args []string, memory int) string {
 	for i, a := range args {
 		q[i] = fmt.Sprintf("%q", a)
 	}
+	update := quickHealthy(typ)
 	return fmt.Sprintf(`job %q {
-  type = %q
+  type = %q%s
   group "g" {
     task "t" {
       driver = "raw_exec"
@@ -33,7 +34,17 @@ func rawExecJob(id, typ, command string, args []string, memory int) string {
     }
   }
 }
-`, id, typ, command, strings.Join(q, ", "), memory)
+`, id, typ, update, command, strings.Join(q, ", "), memory)
+}
+
+// quickHealthy is the update block of the tests' service jobs: an
+// allocation is healthy after 1 s, not Nomad's default 10 s, since
+// `job run` follows the deployment. Other job types get none.
+func quickHealthy(typ string) string {
+	if typ != "service" {
+		return ""
+	}
+	return "\n  update {\n    min_healthy_time = \"1s\"\n  }"
 }
 
 type allocRow struct {

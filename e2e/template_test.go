@@ -17,6 +17,9 @@ func TestTemplateRawExec(t *testing.T) {
 	id := uniqueID("e2e-tmpl")
 	job := fmt.Sprintf(`job %q {
   type = "service"
+  update {
+    min_healthy_time = "1s"
+  }
   group "g" {
     task "t" {
       driver       = "raw_exec"

@@ -153,6 +153,9 @@ func TestMutualTLS(t *testing.T) {
 	certFlags := []string{"-ca-cert", filepath.Join(pki, "nomad-agent-ca.pem"),
 		"-client-cert", filepath.Join(pki, "global-cli-nomad.pem"), "-client-key", filepath.Join(pki, "global-cli-nomad-key.pem")}
 	job := writeFile(t, "tls.nomad.hcl", `job "tlsjob" {
+  update {
+    min_healthy_time = "1s"
+  }
   group "g" {
     task "t" {
       driver = "raw_exec"
