@@ -44,7 +44,10 @@ func Encode(t MessageType, msg any) ([]byte, error) {
 
 // Decode reads msgpack into out.
 func Decode(buf []byte, out any) error {
-	return codec.NewDecoder(bytes.NewReader(buf), MsgpackHandle).Decode(out)
+	// From the byte slice, not an io.Reader: a length the input claims is
+	// checked against the bytes there are, where the reader decoder spun
+	// reading a claimed multi-GiB []byte chunk by chunk.
+	return codec.NewDecoderBytes(buf, MsgpackHandle).Decode(out)
 }
 
 // CopyVia deep-copies in into out through msgpack. Used by Copy methods; they
