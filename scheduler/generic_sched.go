@@ -199,10 +199,7 @@ func (s *genericScheduler) placeAll(places []reconcile.Placement, index uint64) 
 		if p.Reschedule {
 			opts = &selectOptions{PenaltyNodes: penaltyNodes(p.Previous)}
 		}
-		prefer, err := preferredNode(s.state, p.Previous, tg, ready) // stack_sticky.go
-		if err != nil {
-			return err
-		}
+		prefer := preferredNode(p.Previous, tg, ready) // stack_sticky.go
 		option, metric, err := stack.selectPreferring(tg, opts, prefer)
 		if err != nil {
 			return err

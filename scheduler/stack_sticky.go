@@ -1,10 +1,6 @@
 package scheduler
 
-import (
-	"fmt"
-
-	"github.com/nomadish/nomadish/structs"
-)
+import "github.com/nomadish/nomadish/structs"
 
 // selectPreferring is SelectWith that first tries node alone: the previous
 // node of a replacement whose group has a sticky or migrating ephemeral
@@ -26,18 +22,15 @@ func (s *genericStack) selectPreferring(tg *structs.TaskGroup, opts *selectOptio
 
 // preferredNode returns the node of p's previous allocation when p's group
 // keeps its ephemeral disk (sticky or migrate) and that node is among the
-// ready candidates; nil otherwise.
-func preferredNode(state State, p *structs.Allocation, tg *structs.TaskGroup, ready []*structs.Node) (*structs.Node, error) {
+// ready candidates (in the job's pool and datacenters); nil otherwise.
+func preferredNode(p *structs.Allocation, tg *structs.TaskGroup, ready []*structs.Node) *structs.Node {
 	if p == nil || tg.EphemeralDisk == nil || !(tg.EphemeralDisk.Sticky || tg.EphemeralDisk.Migrate) {
-		return nil, nil
+		return nil
 	}
 	for _, n := range ready {
 		if n.ID == p.NodeID {
-			return n, nil
+			return n
 		}
 	}
-	if _, err := state.NodeByID(p.NodeID); err != nil {
-		return nil, fmt.Errorf("looking up the previous node %q: %w", p.NodeID, err)
-	}
-	return nil, nil // not ready, or not in the job's pool and datacenters
+	return nil
 }
