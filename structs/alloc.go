@@ -53,6 +53,9 @@ type Allocation struct {
 	DeploymentStatus *AllocDeploymentStatus
 	// DesiredTransition is set by the drainer (Migrate).
 	DesiredTransition DesiredTransition
+	// NetworkStatus is the group network the client set up (bridge and
+	// CNI modes), reported with the alloc's status.
+	NetworkStatus *AllocNetworkStatus `json:",omitempty"`
 
 	CreateIndex      uint64
 	ModifyIndex      uint64

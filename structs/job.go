@@ -102,6 +102,8 @@ type TaskGroup struct {
 	Volumes             map[string]*VolumeRequest // volumes.go
 	ShutdownDelay       *time.Duration            // wait after a stop before killing the tasks (lifecycle.go)
 	Scaling             *ScalingPolicy            // scaling.go
+	// Services are the group's `service` blocks (service.go).
+	Services []*Service
 }
 
 // Task is one process, container or VM run by a driver.
@@ -130,6 +132,8 @@ type Task struct {
 	// DispatchPayload writes a dispatched job's payload into the task's
 	// local dir (dispatch.go).
 	DispatchPayload *DispatchPayloadConfig
+	// Services are the task's `service` blocks (service.go).
+	Services []*Service
 }
 
 // Restart policy modes.

@@ -13,9 +13,15 @@ const (
 	DefaultMaxDynamicPort = 32000
 	MaxValidPort          = 65535
 
-	// NetworkModeHost is the only network mode nomadish runs: the tasks
-	// share the node's network namespace.
-	NetworkModeHost = "host"
+	// Network modes of a group (Nomad's strings). Host: the tasks share
+	// the node's network namespace. Bridge: the group gets its own
+	// namespace on the client's bridge (CNI). None: its own namespace with
+	// loopback only. "cni/<name>": its own namespace set up by the user's
+	// CNI conflist <name>.
+	NetworkModeHost      = "host"
+	NetworkModeBridge    = "bridge"
+	NetworkModeNone      = "none"
+	NetworkModeCNIPrefix = "cni/"
 
 	// The dimensions a port failure is counted under (Nomad's strings).
 	DimPortCollision    = "network: reserved port collision"
@@ -34,6 +40,36 @@ type NetworkResource struct {
 	DNS           *DNSConfig `json:",omitempty"`
 	ReservedPorts []Port     // static ports: the host port is Value
 	DynamicPorts  []Port     // the scheduler picks Value in the node's range
+}
+
+// NodeNetworkResource is one of a node's networks (Nomad's
+// NodeResources.NodeNetworks): a host interface with its addresses, or the
+// bridge mode the client can set up (Mode "bridge", no device).
+type NodeNetworkResource struct {
+	Mode       string
+	Device     string
+	MacAddress string
+	Speed      int
+	Addresses  []NodeNetworkAddress
+}
+
+// NodeNetworkAddress is an address of a node network; Alias is the
+// host_network name ports select it by ("default" for the node's address).
+type NodeNetworkAddress struct {
+	Family        string
+	Alias         string
+	Address       string
+	ReservedPorts string
+	Gateway       string
+}
+
+// AllocNetworkStatus is the network the client set up for an allocation
+// (bridge and CNI modes): the interface and address inside its namespace.
+type AllocNetworkStatus struct {
+	InterfaceName string
+	Address       string
+	AddressIPv6   string `json:",omitempty"`
+	DNS           *DNSConfig
 }
 
 // DNSConfig is a network's DNS settings (kept, not applied in host mode).

@@ -91,6 +91,9 @@ type NodeResources struct {
 	Memory     NodeMemoryResources
 	Disk       NodeDiskResources
 	Networks   []*NetworkResource // the node's addresses (network.go)
+	// NodeNetworks are the node's interfaces, host networks and the bridge
+	// mode when the client offers it (network.go).
+	NodeNetworks []*NodeNetworkResource
 
 	// MinDynamicPort and MaxDynamicPort bound the dynamic ports (0: Nomad's
 	// default 20000-32000; Node.DynamicPortRange).

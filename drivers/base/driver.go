@@ -98,6 +98,10 @@ type Capabilities struct {
 	// UpdateResources is true when the driver implements ResourceUpdater:
 	// a running task's limits change without a restart.
 	UpdateResources bool
+	// MustInitiateNetwork is true when the driver implements
+	// NetworkManager and a group with one of its tasks gets its network
+	// namespace from it (network.go).
+	MustInitiateNetwork bool
 }
 
 // ResourceUpdater is the optional interface of a driver whose Capabilities

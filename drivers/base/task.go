@@ -40,6 +40,9 @@ type TaskConfig struct {
 	LogMaxFileSizeMB int
 
 	Mounts []MountConfig // host volumes (mounts.go)
+	// Network is the group's network namespace (bridge, none and CNI
+	// modes; network.go); nil: the host's network.
+	Network *NetworkIsolation
 }
 
 // Resources are the task's allocated resources.
