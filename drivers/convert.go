@@ -58,7 +58,8 @@ func taskConfigToPB(c *base.TaskConfig) (*pb.TaskConfig, error) {
 		Resources: resourcesToPB(c.Resources),
 		AllocDir:  c.AllocDir, TaskDir: c.TaskDir, StdoutPath: c.StdoutPath, StderrPath: c.StderrPath,
 		LogMaxFiles: int32(c.LogMaxFiles), LogMaxFileSizeMb: int32(c.LogMaxFileSizeMB),
-		Mounts: mountsToPB(c.Mounts), // convert_mounts.go
+		Mounts:  mountsToPB(c.Mounts),   // convert_mounts.go
+		Network: networkToPB(c.Network), // convert_network.go
 	}, nil
 }
 
@@ -78,6 +79,7 @@ func taskConfigFromPB(p *pb.TaskConfig) (*base.TaskConfig, error) {
 	}
 	c.Resources = resourcesFromPB(p.Resources)
 	c.Mounts = mountsFromPB(p.Mounts)
+	c.Network = networkFromPB(p.Network)
 	return c, nil
 }
 

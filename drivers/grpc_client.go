@@ -81,7 +81,7 @@ func (c *grpcClient) Capabilities() (*base.Capabilities, error) {
 		return nil, c.fromStatus(err)
 	}
 	return &base.Capabilities{SendSignals: r.SendSignals, Exec: r.Exec, FSIsolation: base.FSIsolation(r.FsIsolation),
-		ResourceLimits: r.ResourceLimits, UpdateResources: r.UpdateResources}, nil
+		ResourceLimits: r.ResourceLimits, UpdateResources: r.UpdateResources, MustInitiateNetwork: r.MustInitiateNetwork}, nil
 }
 
 // UpdateTask: a plugin whose driver lacks it answers ErrNotSupported.

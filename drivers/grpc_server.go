@@ -71,7 +71,7 @@ func (s *grpcServer) Capabilities(context.Context, *pb.CapabilitiesRequest) (*pb
 		return nil, toStatus(err)
 	}
 	return &pb.CapabilitiesResponse{SendSignals: c.SendSignals, Exec: c.Exec, FsIsolation: string(c.FSIsolation),
-		ResourceLimits: c.ResourceLimits, UpdateResources: c.UpdateResources}, nil
+		ResourceLimits: c.ResourceLimits, UpdateResources: c.UpdateResources, MustInitiateNetwork: c.MustInitiateNetwork}, nil
 }
 
 func (s *grpcServer) UpdateTask(_ context.Context, req *pb.UpdateTaskRequest) (*pb.Empty, error) {

@@ -341,14 +341,15 @@ func (*CapabilitiesRequest) Descriptor() ([]byte, []int) {
 }
 
 type CapabilitiesResponse struct {
-	state           protoimpl.MessageState `protogen:"open.v1"`
-	SendSignals     bool                   `protobuf:"varint,1,opt,name=send_signals,json=sendSignals,proto3" json:"send_signals,omitempty"`
-	Exec            bool                   `protobuf:"varint,2,opt,name=exec,proto3" json:"exec,omitempty"`
-	FsIsolation     string                 `protobuf:"bytes,3,opt,name=fs_isolation,json=fsIsolation,proto3" json:"fs_isolation,omitempty"`
-	ResourceLimits  bool                   `protobuf:"varint,4,opt,name=resource_limits,json=resourceLimits,proto3" json:"resource_limits,omitempty"`
-	UpdateResources bool                   `protobuf:"varint,5,opt,name=update_resources,json=updateResources,proto3" json:"update_resources,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	state               protoimpl.MessageState `protogen:"open.v1"`
+	SendSignals         bool                   `protobuf:"varint,1,opt,name=send_signals,json=sendSignals,proto3" json:"send_signals,omitempty"`
+	Exec                bool                   `protobuf:"varint,2,opt,name=exec,proto3" json:"exec,omitempty"`
+	FsIsolation         string                 `protobuf:"bytes,3,opt,name=fs_isolation,json=fsIsolation,proto3" json:"fs_isolation,omitempty"`
+	ResourceLimits      bool                   `protobuf:"varint,4,opt,name=resource_limits,json=resourceLimits,proto3" json:"resource_limits,omitempty"`
+	UpdateResources     bool                   `protobuf:"varint,5,opt,name=update_resources,json=updateResources,proto3" json:"update_resources,omitempty"`
+	MustInitiateNetwork bool                   `protobuf:"varint,6,opt,name=must_initiate_network,json=mustInitiateNetwork,proto3" json:"must_initiate_network,omitempty"`
+	unknownFields       protoimpl.UnknownFields
+	sizeCache           protoimpl.SizeCache
 }
 
 func (x *CapabilitiesResponse) Reset() {
@@ -412,6 +413,13 @@ func (x *CapabilitiesResponse) GetResourceLimits() bool {
 func (x *CapabilitiesResponse) GetUpdateResources() bool {
 	if x != nil {
 		return x.UpdateResources
+	}
+	return false
+}
+
+func (x *CapabilitiesResponse) GetMustInitiateNetwork() bool {
+	if x != nil {
+		return x.MustInitiateNetwork
 	}
 	return false
 }
@@ -511,7 +519,8 @@ type TaskConfig struct {
 	StderrPath       string                 `protobuf:"bytes,13,opt,name=stderr_path,json=stderrPath,proto3" json:"stderr_path,omitempty"`
 	LogMaxFiles      int32                  `protobuf:"varint,14,opt,name=log_max_files,json=logMaxFiles,proto3" json:"log_max_files,omitempty"`
 	LogMaxFileSizeMb int32                  `protobuf:"varint,15,opt,name=log_max_file_size_mb,json=logMaxFileSizeMb,proto3" json:"log_max_file_size_mb,omitempty"`
-	Mounts           []*MountConfig         `protobuf:"bytes,16,rep,name=mounts,proto3" json:"mounts,omitempty"` // host volumes (volume_mount)
+	Mounts           []*MountConfig         `protobuf:"bytes,16,rep,name=mounts,proto3" json:"mounts,omitempty"`   // host volumes (volume_mount)
+	Network          *NetworkIsolation      `protobuf:"bytes,17,opt,name=network,proto3" json:"network,omitempty"` // the group's namespace; absent: host
 	unknownFields    protoimpl.UnknownFields
 	sizeCache        protoimpl.SizeCache
 }
@@ -658,6 +667,238 @@ func (x *TaskConfig) GetMounts() []*MountConfig {
 	return nil
 }
 
+func (x *TaskConfig) GetNetwork() *NetworkIsolation {
+	if x != nil {
+		return x.Network
+	}
+	return nil
+}
+
+// NetworkIsolation is the namespace a task joins (base.NetworkIsolation).
+type NetworkIsolation struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	Path           string                 `protobuf:"bytes,1,opt,name=path,proto3" json:"path,omitempty"`
+	Labels         map[string]string      `protobuf:"bytes,2,rep,name=labels,proto3" json:"labels,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	HostsPath      string                 `protobuf:"bytes,3,opt,name=hosts_path,json=hostsPath,proto3" json:"hosts_path,omitempty"`
+	ResolvConfPath string                 `protobuf:"bytes,4,opt,name=resolv_conf_path,json=resolvConfPath,proto3" json:"resolv_conf_path,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *NetworkIsolation) Reset() {
+	*x = NetworkIsolation{}
+	mi := &file_driver_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *NetworkIsolation) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*NetworkIsolation) ProtoMessage() {}
+
+func (x *NetworkIsolation) ProtoReflect() protoreflect.Message {
+	mi := &file_driver_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use NetworkIsolation.ProtoReflect.Descriptor instead.
+func (*NetworkIsolation) Descriptor() ([]byte, []int) {
+	return file_driver_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *NetworkIsolation) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *NetworkIsolation) GetLabels() map[string]string {
+	if x != nil {
+		return x.Labels
+	}
+	return nil
+}
+
+func (x *NetworkIsolation) GetHostsPath() string {
+	if x != nil {
+		return x.HostsPath
+	}
+	return ""
+}
+
+func (x *NetworkIsolation) GetResolvConfPath() string {
+	if x != nil {
+		return x.ResolvConfPath
+	}
+	return ""
+}
+
+type CreateNetworkRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	AllocId       string                 `protobuf:"bytes,1,opt,name=alloc_id,json=allocId,proto3" json:"alloc_id,omitempty"`
+	Hostname      string                 `protobuf:"bytes,2,opt,name=hostname,proto3" json:"hostname,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateNetworkRequest) Reset() {
+	*x = CreateNetworkRequest{}
+	mi := &file_driver_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateNetworkRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateNetworkRequest) ProtoMessage() {}
+
+func (x *CreateNetworkRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_driver_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateNetworkRequest.ProtoReflect.Descriptor instead.
+func (*CreateNetworkRequest) Descriptor() ([]byte, []int) {
+	return file_driver_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *CreateNetworkRequest) GetAllocId() string {
+	if x != nil {
+		return x.AllocId
+	}
+	return ""
+}
+
+func (x *CreateNetworkRequest) GetHostname() string {
+	if x != nil {
+		return x.Hostname
+	}
+	return ""
+}
+
+type CreateNetworkResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Isolation     *NetworkIsolation      `protobuf:"bytes,1,opt,name=isolation,proto3" json:"isolation,omitempty"`
+	Created       bool                   `protobuf:"varint,2,opt,name=created,proto3" json:"created,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateNetworkResponse) Reset() {
+	*x = CreateNetworkResponse{}
+	mi := &file_driver_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateNetworkResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateNetworkResponse) ProtoMessage() {}
+
+func (x *CreateNetworkResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_driver_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateNetworkResponse.ProtoReflect.Descriptor instead.
+func (*CreateNetworkResponse) Descriptor() ([]byte, []int) {
+	return file_driver_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *CreateNetworkResponse) GetIsolation() *NetworkIsolation {
+	if x != nil {
+		return x.Isolation
+	}
+	return nil
+}
+
+func (x *CreateNetworkResponse) GetCreated() bool {
+	if x != nil {
+		return x.Created
+	}
+	return false
+}
+
+type DestroyNetworkRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	AllocId       string                 `protobuf:"bytes,1,opt,name=alloc_id,json=allocId,proto3" json:"alloc_id,omitempty"`
+	Isolation     *NetworkIsolation      `protobuf:"bytes,2,opt,name=isolation,proto3" json:"isolation,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DestroyNetworkRequest) Reset() {
+	*x = DestroyNetworkRequest{}
+	mi := &file_driver_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DestroyNetworkRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DestroyNetworkRequest) ProtoMessage() {}
+
+func (x *DestroyNetworkRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_driver_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DestroyNetworkRequest.ProtoReflect.Descriptor instead.
+func (*DestroyNetworkRequest) Descriptor() ([]byte, []int) {
+	return file_driver_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *DestroyNetworkRequest) GetAllocId() string {
+	if x != nil {
+		return x.AllocId
+	}
+	return ""
+}
+
+func (x *DestroyNetworkRequest) GetIsolation() *NetworkIsolation {
+	if x != nil {
+		return x.Isolation
+	}
+	return nil
+}
+
 // MountConfig is a host path made visible in the task (base.MountConfig).
 type MountConfig struct {
 	state           protoimpl.MessageState `protogen:"open.v1"`
@@ -672,7 +913,7 @@ type MountConfig struct {
 
 func (x *MountConfig) Reset() {
 	*x = MountConfig{}
-	mi := &file_driver_proto_msgTypes[9]
+	mi := &file_driver_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -684,7 +925,7 @@ func (x *MountConfig) String() string {
 func (*MountConfig) ProtoMessage() {}
 
 func (x *MountConfig) ProtoReflect() protoreflect.Message {
-	mi := &file_driver_proto_msgTypes[9]
+	mi := &file_driver_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -697,7 +938,7 @@ func (x *MountConfig) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MountConfig.ProtoReflect.Descriptor instead.
 func (*MountConfig) Descriptor() ([]byte, []int) {
-	return file_driver_proto_rawDescGZIP(), []int{9}
+	return file_driver_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *MountConfig) GetTaskPath() string {
@@ -747,7 +988,7 @@ type TaskHandle struct {
 
 func (x *TaskHandle) Reset() {
 	*x = TaskHandle{}
-	mi := &file_driver_proto_msgTypes[10]
+	mi := &file_driver_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -759,7 +1000,7 @@ func (x *TaskHandle) String() string {
 func (*TaskHandle) ProtoMessage() {}
 
 func (x *TaskHandle) ProtoReflect() protoreflect.Message {
-	mi := &file_driver_proto_msgTypes[10]
+	mi := &file_driver_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -772,7 +1013,7 @@ func (x *TaskHandle) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskHandle.ProtoReflect.Descriptor instead.
 func (*TaskHandle) Descriptor() ([]byte, []int) {
-	return file_driver_proto_rawDescGZIP(), []int{10}
+	return file_driver_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *TaskHandle) GetVersion() int32 {
@@ -812,7 +1053,7 @@ type StartTaskRequest struct {
 
 func (x *StartTaskRequest) Reset() {
 	*x = StartTaskRequest{}
-	mi := &file_driver_proto_msgTypes[11]
+	mi := &file_driver_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -824,7 +1065,7 @@ func (x *StartTaskRequest) String() string {
 func (*StartTaskRequest) ProtoMessage() {}
 
 func (x *StartTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_driver_proto_msgTypes[11]
+	mi := &file_driver_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -837,7 +1078,7 @@ func (x *StartTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartTaskRequest.ProtoReflect.Descriptor instead.
 func (*StartTaskRequest) Descriptor() ([]byte, []int) {
-	return file_driver_proto_rawDescGZIP(), []int{11}
+	return file_driver_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *StartTaskRequest) GetTask() *TaskConfig {
@@ -856,7 +1097,7 @@ type StartTaskResponse struct {
 
 func (x *StartTaskResponse) Reset() {
 	*x = StartTaskResponse{}
-	mi := &file_driver_proto_msgTypes[12]
+	mi := &file_driver_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -868,7 +1109,7 @@ func (x *StartTaskResponse) String() string {
 func (*StartTaskResponse) ProtoMessage() {}
 
 func (x *StartTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_driver_proto_msgTypes[12]
+	mi := &file_driver_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -881,7 +1122,7 @@ func (x *StartTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartTaskResponse.ProtoReflect.Descriptor instead.
 func (*StartTaskResponse) Descriptor() ([]byte, []int) {
-	return file_driver_proto_rawDescGZIP(), []int{12}
+	return file_driver_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *StartTaskResponse) GetHandle() *TaskHandle {
@@ -900,7 +1141,7 @@ type TaskIDRequest struct {
 
 func (x *TaskIDRequest) Reset() {
 	*x = TaskIDRequest{}
-	mi := &file_driver_proto_msgTypes[13]
+	mi := &file_driver_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -912,7 +1153,7 @@ func (x *TaskIDRequest) String() string {
 func (*TaskIDRequest) ProtoMessage() {}
 
 func (x *TaskIDRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_driver_proto_msgTypes[13]
+	mi := &file_driver_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -925,7 +1166,7 @@ func (x *TaskIDRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskIDRequest.ProtoReflect.Descriptor instead.
 func (*TaskIDRequest) Descriptor() ([]byte, []int) {
-	return file_driver_proto_rawDescGZIP(), []int{13}
+	return file_driver_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *TaskIDRequest) GetTaskId() string {
@@ -948,7 +1189,7 @@ type ExitResult struct {
 
 func (x *ExitResult) Reset() {
 	*x = ExitResult{}
-	mi := &file_driver_proto_msgTypes[14]
+	mi := &file_driver_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -960,7 +1201,7 @@ func (x *ExitResult) String() string {
 func (*ExitResult) ProtoMessage() {}
 
 func (x *ExitResult) ProtoReflect() protoreflect.Message {
-	mi := &file_driver_proto_msgTypes[14]
+	mi := &file_driver_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -973,7 +1214,7 @@ func (x *ExitResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExitResult.ProtoReflect.Descriptor instead.
 func (*ExitResult) Descriptor() ([]byte, []int) {
-	return file_driver_proto_rawDescGZIP(), []int{14}
+	return file_driver_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ExitResult) GetExitCode() int32 {
@@ -1022,7 +1263,7 @@ type StopTaskRequest struct {
 
 func (x *StopTaskRequest) Reset() {
 	*x = StopTaskRequest{}
-	mi := &file_driver_proto_msgTypes[15]
+	mi := &file_driver_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1034,7 +1275,7 @@ func (x *StopTaskRequest) String() string {
 func (*StopTaskRequest) ProtoMessage() {}
 
 func (x *StopTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_driver_proto_msgTypes[15]
+	mi := &file_driver_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1047,7 +1288,7 @@ func (x *StopTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StopTaskRequest.ProtoReflect.Descriptor instead.
 func (*StopTaskRequest) Descriptor() ([]byte, []int) {
-	return file_driver_proto_rawDescGZIP(), []int{15}
+	return file_driver_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *StopTaskRequest) GetTaskId() string {
@@ -1081,7 +1322,7 @@ type DestroyTaskRequest struct {
 
 func (x *DestroyTaskRequest) Reset() {
 	*x = DestroyTaskRequest{}
-	mi := &file_driver_proto_msgTypes[16]
+	mi := &file_driver_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1093,7 +1334,7 @@ func (x *DestroyTaskRequest) String() string {
 func (*DestroyTaskRequest) ProtoMessage() {}
 
 func (x *DestroyTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_driver_proto_msgTypes[16]
+	mi := &file_driver_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1106,7 +1347,7 @@ func (x *DestroyTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DestroyTaskRequest.ProtoReflect.Descriptor instead.
 func (*DestroyTaskRequest) Descriptor() ([]byte, []int) {
-	return file_driver_proto_rawDescGZIP(), []int{16}
+	return file_driver_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *DestroyTaskRequest) GetTaskId() string {
@@ -1138,7 +1379,7 @@ type TaskStatus struct {
 
 func (x *TaskStatus) Reset() {
 	*x = TaskStatus{}
-	mi := &file_driver_proto_msgTypes[17]
+	mi := &file_driver_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1150,7 +1391,7 @@ func (x *TaskStatus) String() string {
 func (*TaskStatus) ProtoMessage() {}
 
 func (x *TaskStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_driver_proto_msgTypes[17]
+	mi := &file_driver_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1163,7 +1404,7 @@ func (x *TaskStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskStatus.ProtoReflect.Descriptor instead.
 func (*TaskStatus) Descriptor() ([]byte, []int) {
-	return file_driver_proto_rawDescGZIP(), []int{17}
+	return file_driver_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *TaskStatus) GetId() string {
@@ -1225,7 +1466,7 @@ type SignalTaskRequest struct {
 
 func (x *SignalTaskRequest) Reset() {
 	*x = SignalTaskRequest{}
-	mi := &file_driver_proto_msgTypes[18]
+	mi := &file_driver_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1237,7 +1478,7 @@ func (x *SignalTaskRequest) String() string {
 func (*SignalTaskRequest) ProtoMessage() {}
 
 func (x *SignalTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_driver_proto_msgTypes[18]
+	mi := &file_driver_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1250,7 +1491,7 @@ func (x *SignalTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SignalTaskRequest.ProtoReflect.Descriptor instead.
 func (*SignalTaskRequest) Descriptor() ([]byte, []int) {
-	return file_driver_proto_rawDescGZIP(), []int{18}
+	return file_driver_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *SignalTaskRequest) GetTaskId() string {
@@ -1277,7 +1518,7 @@ type UpdateTaskRequest struct {
 
 func (x *UpdateTaskRequest) Reset() {
 	*x = UpdateTaskRequest{}
-	mi := &file_driver_proto_msgTypes[19]
+	mi := &file_driver_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1289,7 +1530,7 @@ func (x *UpdateTaskRequest) String() string {
 func (*UpdateTaskRequest) ProtoMessage() {}
 
 func (x *UpdateTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_driver_proto_msgTypes[19]
+	mi := &file_driver_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1302,7 +1543,7 @@ func (x *UpdateTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateTaskRequest.ProtoReflect.Descriptor instead.
 func (*UpdateTaskRequest) Descriptor() ([]byte, []int) {
-	return file_driver_proto_rawDescGZIP(), []int{19}
+	return file_driver_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *UpdateTaskRequest) GetTaskId() string {
@@ -1329,7 +1570,7 @@ type TaskStatsRequest struct {
 
 func (x *TaskStatsRequest) Reset() {
 	*x = TaskStatsRequest{}
-	mi := &file_driver_proto_msgTypes[20]
+	mi := &file_driver_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1341,7 +1582,7 @@ func (x *TaskStatsRequest) String() string {
 func (*TaskStatsRequest) ProtoMessage() {}
 
 func (x *TaskStatsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_driver_proto_msgTypes[20]
+	mi := &file_driver_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1354,7 +1595,7 @@ func (x *TaskStatsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskStatsRequest.ProtoReflect.Descriptor instead.
 func (*TaskStatsRequest) Descriptor() ([]byte, []int) {
-	return file_driver_proto_rawDescGZIP(), []int{20}
+	return file_driver_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *TaskStatsRequest) GetTaskId() string {
@@ -1388,7 +1629,7 @@ type TaskResourceUsage struct {
 
 func (x *TaskResourceUsage) Reset() {
 	*x = TaskResourceUsage{}
-	mi := &file_driver_proto_msgTypes[21]
+	mi := &file_driver_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1400,7 +1641,7 @@ func (x *TaskResourceUsage) String() string {
 func (*TaskResourceUsage) ProtoMessage() {}
 
 func (x *TaskResourceUsage) ProtoReflect() protoreflect.Message {
-	mi := &file_driver_proto_msgTypes[21]
+	mi := &file_driver_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1413,7 +1654,7 @@ func (x *TaskResourceUsage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskResourceUsage.ProtoReflect.Descriptor instead.
 func (*TaskResourceUsage) Descriptor() ([]byte, []int) {
-	return file_driver_proto_rawDescGZIP(), []int{21}
+	return file_driver_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *TaskResourceUsage) GetTimestampUnixNano() int64 {
@@ -1488,7 +1729,7 @@ type RecoverTaskRequest struct {
 
 func (x *RecoverTaskRequest) Reset() {
 	*x = RecoverTaskRequest{}
-	mi := &file_driver_proto_msgTypes[22]
+	mi := &file_driver_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1500,7 +1741,7 @@ func (x *RecoverTaskRequest) String() string {
 func (*RecoverTaskRequest) ProtoMessage() {}
 
 func (x *RecoverTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_driver_proto_msgTypes[22]
+	mi := &file_driver_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1513,7 +1754,7 @@ func (x *RecoverTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecoverTaskRequest.ProtoReflect.Descriptor instead.
 func (*RecoverTaskRequest) Descriptor() ([]byte, []int) {
-	return file_driver_proto_rawDescGZIP(), []int{22}
+	return file_driver_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *RecoverTaskRequest) GetHandle() *TaskHandle {
@@ -1534,7 +1775,7 @@ type ExecTaskSetup struct {
 
 func (x *ExecTaskSetup) Reset() {
 	*x = ExecTaskSetup{}
-	mi := &file_driver_proto_msgTypes[23]
+	mi := &file_driver_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1546,7 +1787,7 @@ func (x *ExecTaskSetup) String() string {
 func (*ExecTaskSetup) ProtoMessage() {}
 
 func (x *ExecTaskSetup) ProtoReflect() protoreflect.Message {
-	mi := &file_driver_proto_msgTypes[23]
+	mi := &file_driver_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1559,7 +1800,7 @@ func (x *ExecTaskSetup) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecTaskSetup.ProtoReflect.Descriptor instead.
 func (*ExecTaskSetup) Descriptor() ([]byte, []int) {
-	return file_driver_proto_rawDescGZIP(), []int{23}
+	return file_driver_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *ExecTaskSetup) GetTaskId() string {
@@ -1593,7 +1834,7 @@ type TerminalSize struct {
 
 func (x *TerminalSize) Reset() {
 	*x = TerminalSize{}
-	mi := &file_driver_proto_msgTypes[24]
+	mi := &file_driver_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1605,7 +1846,7 @@ func (x *TerminalSize) String() string {
 func (*TerminalSize) ProtoMessage() {}
 
 func (x *TerminalSize) ProtoReflect() protoreflect.Message {
-	mi := &file_driver_proto_msgTypes[24]
+	mi := &file_driver_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1618,7 +1859,7 @@ func (x *TerminalSize) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TerminalSize.ProtoReflect.Descriptor instead.
 func (*TerminalSize) Descriptor() ([]byte, []int) {
-	return file_driver_proto_rawDescGZIP(), []int{24}
+	return file_driver_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *TerminalSize) GetHeight() int32 {
@@ -1648,7 +1889,7 @@ type ExecTaskRequest struct {
 
 func (x *ExecTaskRequest) Reset() {
 	*x = ExecTaskRequest{}
-	mi := &file_driver_proto_msgTypes[25]
+	mi := &file_driver_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1660,7 +1901,7 @@ func (x *ExecTaskRequest) String() string {
 func (*ExecTaskRequest) ProtoMessage() {}
 
 func (x *ExecTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_driver_proto_msgTypes[25]
+	mi := &file_driver_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1673,7 +1914,7 @@ func (x *ExecTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecTaskRequest.ProtoReflect.Descriptor instead.
 func (*ExecTaskRequest) Descriptor() ([]byte, []int) {
-	return file_driver_proto_rawDescGZIP(), []int{25}
+	return file_driver_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *ExecTaskRequest) GetSetup() *ExecTaskSetup {
@@ -1716,7 +1957,7 @@ type ExecTaskResponse struct {
 
 func (x *ExecTaskResponse) Reset() {
 	*x = ExecTaskResponse{}
-	mi := &file_driver_proto_msgTypes[26]
+	mi := &file_driver_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1728,7 +1969,7 @@ func (x *ExecTaskResponse) String() string {
 func (*ExecTaskResponse) ProtoMessage() {}
 
 func (x *ExecTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_driver_proto_msgTypes[26]
+	mi := &file_driver_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1741,7 +1982,7 @@ func (x *ExecTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecTaskResponse.ProtoReflect.Descriptor instead.
 func (*ExecTaskResponse) Descriptor() ([]byte, []int) {
-	return file_driver_proto_rawDescGZIP(), []int{26}
+	return file_driver_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *ExecTaskResponse) GetStdout() []byte {
@@ -1784,13 +2025,14 @@ const file_driver_proto_rawDesc = "" +
 	"\x10SetConfigRequest\x12%\n" +
 	"\x0econfig_msgpack\x18\x01 \x01(\fR\rconfigMsgpack\"\x13\n" +
 	"\x11SetConfigResponse\"\x15\n" +
-	"\x13CapabilitiesRequest\"\xc4\x01\n" +
+	"\x13CapabilitiesRequest\"\xf8\x01\n" +
 	"\x14CapabilitiesResponse\x12!\n" +
 	"\fsend_signals\x18\x01 \x01(\bR\vsendSignals\x12\x12\n" +
 	"\x04exec\x18\x02 \x01(\bR\x04exec\x12!\n" +
 	"\ffs_isolation\x18\x03 \x01(\tR\vfsIsolation\x12'\n" +
 	"\x0fresource_limits\x18\x04 \x01(\bR\x0eresourceLimits\x12)\n" +
-	"\x10update_resources\x18\x05 \x01(\bR\x0fupdateResources\"\xa0\x01\n" +
+	"\x10update_resources\x18\x05 \x01(\bR\x0fupdateResources\x122\n" +
+	"\x15must_initiate_network\x18\x06 \x01(\bR\x13mustInitiateNetwork\"\xa0\x01\n" +
 	"\tResources\x12\x1d\n" +
 	"\n" +
 	"cpu_shares\x18\x01 \x01(\x03R\tcpuShares\x12\x1b\n" +
@@ -1798,7 +2040,7 @@ const file_driver_proto_rawDesc = "" +
 	"\rmemory_max_mb\x18\x03 \x01(\x03R\vmemoryMaxMb\x12\x14\n" +
 	"\x05cores\x18\x04 \x03(\rR\x05cores\x12\x1d\n" +
 	"\n" +
-	"numa_nodes\x18\x05 \x03(\rR\tnumaNodes\"\x83\x05\n" +
+	"numa_nodes\x18\x05 \x03(\rR\tnumaNodes\"\xc4\x05\n" +
 	"\n" +
 	"TaskConfig\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
@@ -1819,10 +2061,29 @@ const file_driver_proto_rawDesc = "" +
 	"stderrPath\x12\"\n" +
 	"\rlog_max_files\x18\x0e \x01(\x05R\vlogMaxFiles\x12.\n" +
 	"\x14log_max_file_size_mb\x18\x0f \x01(\x05R\x10logMaxFileSizeMb\x128\n" +
-	"\x06mounts\x18\x10 \x03(\v2 .nomadish.drivers.v1.MountConfigR\x06mounts\x1a6\n" +
+	"\x06mounts\x18\x10 \x03(\v2 .nomadish.drivers.v1.MountConfigR\x06mounts\x12?\n" +
+	"\anetwork\x18\x11 \x01(\v2%.nomadish.drivers.v1.NetworkIsolationR\anetwork\x1a6\n" +
 	"\bEnvEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xa6\x01\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xf5\x01\n" +
+	"\x10NetworkIsolation\x12\x12\n" +
+	"\x04path\x18\x01 \x01(\tR\x04path\x12I\n" +
+	"\x06labels\x18\x02 \x03(\v21.nomadish.drivers.v1.NetworkIsolation.LabelsEntryR\x06labels\x12\x1d\n" +
+	"\n" +
+	"hosts_path\x18\x03 \x01(\tR\thostsPath\x12(\n" +
+	"\x10resolv_conf_path\x18\x04 \x01(\tR\x0eresolvConfPath\x1a9\n" +
+	"\vLabelsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"M\n" +
+	"\x14CreateNetworkRequest\x12\x19\n" +
+	"\balloc_id\x18\x01 \x01(\tR\aallocId\x12\x1a\n" +
+	"\bhostname\x18\x02 \x01(\tR\bhostname\"v\n" +
+	"\x15CreateNetworkResponse\x12C\n" +
+	"\tisolation\x18\x01 \x01(\v2%.nomadish.drivers.v1.NetworkIsolationR\tisolation\x12\x18\n" +
+	"\acreated\x18\x02 \x01(\bR\acreated\"w\n" +
+	"\x15DestroyNetworkRequest\x12\x19\n" +
+	"\balloc_id\x18\x01 \x01(\tR\aallocId\x12C\n" +
+	"\tisolation\x18\x02 \x01(\v2%.nomadish.drivers.v1.NetworkIsolationR\tisolation\"\xa6\x01\n" +
 	"\vMountConfig\x12\x1b\n" +
 	"\ttask_path\x18\x01 \x01(\tR\btaskPath\x12\x1b\n" +
 	"\thost_path\x18\x02 \x01(\tR\bhostPath\x12\x1a\n" +
@@ -1921,7 +2182,7 @@ const file_driver_proto_rawDesc = "" +
 	"\x13ERROR_CODE_DISABLED\x10\x05\x12\x1e\n" +
 	"\x1aERROR_CODE_PLUGIN_SHUTDOWN\x10\x06\x12 \n" +
 	"\x1cERROR_CODE_EXIT_CODE_UNKNOWN\x10\a\x12\x1c\n" +
-	"\x18ERROR_CODE_NOT_SUPPORTED\x10\b2\xe2\t\n" +
+	"\x18ERROR_CODE_NOT_SUPPORTED\x10\b2\xa4\v\n" +
 	"\x06Driver\x12`\n" +
 	"\vFingerprint\x12'.nomadish.drivers.v1.FingerprintRequest\x1a(.nomadish.drivers.v1.FingerprintResponse\x12Z\n" +
 	"\tSetConfig\x12%.nomadish.drivers.v1.SetConfigRequest\x1a&.nomadish.drivers.v1.SetConfigResponse\x12c\n" +
@@ -1938,7 +2199,9 @@ const file_driver_proto_rawDesc = "" +
 	"\n" +
 	"UpdateTask\x12&.nomadish.drivers.v1.UpdateTaskRequest\x1a\x1a.nomadish.drivers.v1.Empty\x12[\n" +
 	"\bExecTask\x12$.nomadish.drivers.v1.ExecTaskRequest\x1a%.nomadish.drivers.v1.ExecTaskResponse(\x010\x01\x12]\n" +
-	"\fDiscoverTask\x12%.nomadish.drivers.v1.StartTaskRequest\x1a&.nomadish.drivers.v1.StartTaskResponseB,Z*github.com/nomadish/nomadish/drivers/protob\x06proto3"
+	"\fDiscoverTask\x12%.nomadish.drivers.v1.StartTaskRequest\x1a&.nomadish.drivers.v1.StartTaskResponse\x12f\n" +
+	"\rCreateNetwork\x12).nomadish.drivers.v1.CreateNetworkRequest\x1a*.nomadish.drivers.v1.CreateNetworkResponse\x12X\n" +
+	"\x0eDestroyNetwork\x12*.nomadish.drivers.v1.DestroyNetworkRequest\x1a\x1a.nomadish.drivers.v1.EmptyB,Z*github.com/nomadish/nomadish/drivers/protob\x06proto3"
 
 var (
 	file_driver_proto_rawDescOnce sync.Once
@@ -1953,89 +2216,102 @@ func file_driver_proto_rawDescGZIP() []byte {
 }
 
 var file_driver_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_driver_proto_msgTypes = make([]protoimpl.MessageInfo, 30)
+var file_driver_proto_msgTypes = make([]protoimpl.MessageInfo, 35)
 var file_driver_proto_goTypes = []any{
-	(ErrorCode)(0),               // 0: nomadish.drivers.v1.ErrorCode
-	(*Empty)(nil),                // 1: nomadish.drivers.v1.Empty
-	(*FingerprintRequest)(nil),   // 2: nomadish.drivers.v1.FingerprintRequest
-	(*FingerprintResponse)(nil),  // 3: nomadish.drivers.v1.FingerprintResponse
-	(*SetConfigRequest)(nil),     // 4: nomadish.drivers.v1.SetConfigRequest
-	(*SetConfigResponse)(nil),    // 5: nomadish.drivers.v1.SetConfigResponse
-	(*CapabilitiesRequest)(nil),  // 6: nomadish.drivers.v1.CapabilitiesRequest
-	(*CapabilitiesResponse)(nil), // 7: nomadish.drivers.v1.CapabilitiesResponse
-	(*Resources)(nil),            // 8: nomadish.drivers.v1.Resources
-	(*TaskConfig)(nil),           // 9: nomadish.drivers.v1.TaskConfig
-	(*MountConfig)(nil),          // 10: nomadish.drivers.v1.MountConfig
-	(*TaskHandle)(nil),           // 11: nomadish.drivers.v1.TaskHandle
-	(*StartTaskRequest)(nil),     // 12: nomadish.drivers.v1.StartTaskRequest
-	(*StartTaskResponse)(nil),    // 13: nomadish.drivers.v1.StartTaskResponse
-	(*TaskIDRequest)(nil),        // 14: nomadish.drivers.v1.TaskIDRequest
-	(*ExitResult)(nil),           // 15: nomadish.drivers.v1.ExitResult
-	(*StopTaskRequest)(nil),      // 16: nomadish.drivers.v1.StopTaskRequest
-	(*DestroyTaskRequest)(nil),   // 17: nomadish.drivers.v1.DestroyTaskRequest
-	(*TaskStatus)(nil),           // 18: nomadish.drivers.v1.TaskStatus
-	(*SignalTaskRequest)(nil),    // 19: nomadish.drivers.v1.SignalTaskRequest
-	(*UpdateTaskRequest)(nil),    // 20: nomadish.drivers.v1.UpdateTaskRequest
-	(*TaskStatsRequest)(nil),     // 21: nomadish.drivers.v1.TaskStatsRequest
-	(*TaskResourceUsage)(nil),    // 22: nomadish.drivers.v1.TaskResourceUsage
-	(*RecoverTaskRequest)(nil),   // 23: nomadish.drivers.v1.RecoverTaskRequest
-	(*ExecTaskSetup)(nil),        // 24: nomadish.drivers.v1.ExecTaskSetup
-	(*TerminalSize)(nil),         // 25: nomadish.drivers.v1.TerminalSize
-	(*ExecTaskRequest)(nil),      // 26: nomadish.drivers.v1.ExecTaskRequest
-	(*ExecTaskResponse)(nil),     // 27: nomadish.drivers.v1.ExecTaskResponse
-	nil,                          // 28: nomadish.drivers.v1.FingerprintResponse.AttributesEntry
-	nil,                          // 29: nomadish.drivers.v1.TaskConfig.EnvEntry
-	nil,                          // 30: nomadish.drivers.v1.TaskStatus.DriverAttributesEntry
+	(ErrorCode)(0),                // 0: nomadish.drivers.v1.ErrorCode
+	(*Empty)(nil),                 // 1: nomadish.drivers.v1.Empty
+	(*FingerprintRequest)(nil),    // 2: nomadish.drivers.v1.FingerprintRequest
+	(*FingerprintResponse)(nil),   // 3: nomadish.drivers.v1.FingerprintResponse
+	(*SetConfigRequest)(nil),      // 4: nomadish.drivers.v1.SetConfigRequest
+	(*SetConfigResponse)(nil),     // 5: nomadish.drivers.v1.SetConfigResponse
+	(*CapabilitiesRequest)(nil),   // 6: nomadish.drivers.v1.CapabilitiesRequest
+	(*CapabilitiesResponse)(nil),  // 7: nomadish.drivers.v1.CapabilitiesResponse
+	(*Resources)(nil),             // 8: nomadish.drivers.v1.Resources
+	(*TaskConfig)(nil),            // 9: nomadish.drivers.v1.TaskConfig
+	(*NetworkIsolation)(nil),      // 10: nomadish.drivers.v1.NetworkIsolation
+	(*CreateNetworkRequest)(nil),  // 11: nomadish.drivers.v1.CreateNetworkRequest
+	(*CreateNetworkResponse)(nil), // 12: nomadish.drivers.v1.CreateNetworkResponse
+	(*DestroyNetworkRequest)(nil), // 13: nomadish.drivers.v1.DestroyNetworkRequest
+	(*MountConfig)(nil),           // 14: nomadish.drivers.v1.MountConfig
+	(*TaskHandle)(nil),            // 15: nomadish.drivers.v1.TaskHandle
+	(*StartTaskRequest)(nil),      // 16: nomadish.drivers.v1.StartTaskRequest
+	(*StartTaskResponse)(nil),     // 17: nomadish.drivers.v1.StartTaskResponse
+	(*TaskIDRequest)(nil),         // 18: nomadish.drivers.v1.TaskIDRequest
+	(*ExitResult)(nil),            // 19: nomadish.drivers.v1.ExitResult
+	(*StopTaskRequest)(nil),       // 20: nomadish.drivers.v1.StopTaskRequest
+	(*DestroyTaskRequest)(nil),    // 21: nomadish.drivers.v1.DestroyTaskRequest
+	(*TaskStatus)(nil),            // 22: nomadish.drivers.v1.TaskStatus
+	(*SignalTaskRequest)(nil),     // 23: nomadish.drivers.v1.SignalTaskRequest
+	(*UpdateTaskRequest)(nil),     // 24: nomadish.drivers.v1.UpdateTaskRequest
+	(*TaskStatsRequest)(nil),      // 25: nomadish.drivers.v1.TaskStatsRequest
+	(*TaskResourceUsage)(nil),     // 26: nomadish.drivers.v1.TaskResourceUsage
+	(*RecoverTaskRequest)(nil),    // 27: nomadish.drivers.v1.RecoverTaskRequest
+	(*ExecTaskSetup)(nil),         // 28: nomadish.drivers.v1.ExecTaskSetup
+	(*TerminalSize)(nil),          // 29: nomadish.drivers.v1.TerminalSize
+	(*ExecTaskRequest)(nil),       // 30: nomadish.drivers.v1.ExecTaskRequest
+	(*ExecTaskResponse)(nil),      // 31: nomadish.drivers.v1.ExecTaskResponse
+	nil,                           // 32: nomadish.drivers.v1.FingerprintResponse.AttributesEntry
+	nil,                           // 33: nomadish.drivers.v1.TaskConfig.EnvEntry
+	nil,                           // 34: nomadish.drivers.v1.NetworkIsolation.LabelsEntry
+	nil,                           // 35: nomadish.drivers.v1.TaskStatus.DriverAttributesEntry
 }
 var file_driver_proto_depIdxs = []int32{
-	28, // 0: nomadish.drivers.v1.FingerprintResponse.attributes:type_name -> nomadish.drivers.v1.FingerprintResponse.AttributesEntry
-	29, // 1: nomadish.drivers.v1.TaskConfig.env:type_name -> nomadish.drivers.v1.TaskConfig.EnvEntry
+	32, // 0: nomadish.drivers.v1.FingerprintResponse.attributes:type_name -> nomadish.drivers.v1.FingerprintResponse.AttributesEntry
+	33, // 1: nomadish.drivers.v1.TaskConfig.env:type_name -> nomadish.drivers.v1.TaskConfig.EnvEntry
 	8,  // 2: nomadish.drivers.v1.TaskConfig.resources:type_name -> nomadish.drivers.v1.Resources
-	10, // 3: nomadish.drivers.v1.TaskConfig.mounts:type_name -> nomadish.drivers.v1.MountConfig
-	9,  // 4: nomadish.drivers.v1.TaskHandle.config:type_name -> nomadish.drivers.v1.TaskConfig
-	9,  // 5: nomadish.drivers.v1.StartTaskRequest.task:type_name -> nomadish.drivers.v1.TaskConfig
-	11, // 6: nomadish.drivers.v1.StartTaskResponse.handle:type_name -> nomadish.drivers.v1.TaskHandle
-	0,  // 7: nomadish.drivers.v1.ExitResult.err_code:type_name -> nomadish.drivers.v1.ErrorCode
-	15, // 8: nomadish.drivers.v1.TaskStatus.exit_result:type_name -> nomadish.drivers.v1.ExitResult
-	30, // 9: nomadish.drivers.v1.TaskStatus.driver_attributes:type_name -> nomadish.drivers.v1.TaskStatus.DriverAttributesEntry
-	8,  // 10: nomadish.drivers.v1.UpdateTaskRequest.resources:type_name -> nomadish.drivers.v1.Resources
-	11, // 11: nomadish.drivers.v1.RecoverTaskRequest.handle:type_name -> nomadish.drivers.v1.TaskHandle
-	24, // 12: nomadish.drivers.v1.ExecTaskRequest.setup:type_name -> nomadish.drivers.v1.ExecTaskSetup
-	25, // 13: nomadish.drivers.v1.ExecTaskRequest.resize:type_name -> nomadish.drivers.v1.TerminalSize
-	15, // 14: nomadish.drivers.v1.ExecTaskResponse.result:type_name -> nomadish.drivers.v1.ExitResult
-	2,  // 15: nomadish.drivers.v1.Driver.Fingerprint:input_type -> nomadish.drivers.v1.FingerprintRequest
-	4,  // 16: nomadish.drivers.v1.Driver.SetConfig:input_type -> nomadish.drivers.v1.SetConfigRequest
-	6,  // 17: nomadish.drivers.v1.Driver.Capabilities:input_type -> nomadish.drivers.v1.CapabilitiesRequest
-	12, // 18: nomadish.drivers.v1.Driver.StartTask:input_type -> nomadish.drivers.v1.StartTaskRequest
-	14, // 19: nomadish.drivers.v1.Driver.WaitTask:input_type -> nomadish.drivers.v1.TaskIDRequest
-	16, // 20: nomadish.drivers.v1.Driver.StopTask:input_type -> nomadish.drivers.v1.StopTaskRequest
-	17, // 21: nomadish.drivers.v1.Driver.DestroyTask:input_type -> nomadish.drivers.v1.DestroyTaskRequest
-	14, // 22: nomadish.drivers.v1.Driver.InspectTask:input_type -> nomadish.drivers.v1.TaskIDRequest
-	19, // 23: nomadish.drivers.v1.Driver.SignalTask:input_type -> nomadish.drivers.v1.SignalTaskRequest
-	21, // 24: nomadish.drivers.v1.Driver.TaskStats:input_type -> nomadish.drivers.v1.TaskStatsRequest
-	23, // 25: nomadish.drivers.v1.Driver.RecoverTask:input_type -> nomadish.drivers.v1.RecoverTaskRequest
-	20, // 26: nomadish.drivers.v1.Driver.UpdateTask:input_type -> nomadish.drivers.v1.UpdateTaskRequest
-	26, // 27: nomadish.drivers.v1.Driver.ExecTask:input_type -> nomadish.drivers.v1.ExecTaskRequest
-	12, // 28: nomadish.drivers.v1.Driver.DiscoverTask:input_type -> nomadish.drivers.v1.StartTaskRequest
-	3,  // 29: nomadish.drivers.v1.Driver.Fingerprint:output_type -> nomadish.drivers.v1.FingerprintResponse
-	5,  // 30: nomadish.drivers.v1.Driver.SetConfig:output_type -> nomadish.drivers.v1.SetConfigResponse
-	7,  // 31: nomadish.drivers.v1.Driver.Capabilities:output_type -> nomadish.drivers.v1.CapabilitiesResponse
-	13, // 32: nomadish.drivers.v1.Driver.StartTask:output_type -> nomadish.drivers.v1.StartTaskResponse
-	15, // 33: nomadish.drivers.v1.Driver.WaitTask:output_type -> nomadish.drivers.v1.ExitResult
-	1,  // 34: nomadish.drivers.v1.Driver.StopTask:output_type -> nomadish.drivers.v1.Empty
-	1,  // 35: nomadish.drivers.v1.Driver.DestroyTask:output_type -> nomadish.drivers.v1.Empty
-	18, // 36: nomadish.drivers.v1.Driver.InspectTask:output_type -> nomadish.drivers.v1.TaskStatus
-	1,  // 37: nomadish.drivers.v1.Driver.SignalTask:output_type -> nomadish.drivers.v1.Empty
-	22, // 38: nomadish.drivers.v1.Driver.TaskStats:output_type -> nomadish.drivers.v1.TaskResourceUsage
-	1,  // 39: nomadish.drivers.v1.Driver.RecoverTask:output_type -> nomadish.drivers.v1.Empty
-	1,  // 40: nomadish.drivers.v1.Driver.UpdateTask:output_type -> nomadish.drivers.v1.Empty
-	27, // 41: nomadish.drivers.v1.Driver.ExecTask:output_type -> nomadish.drivers.v1.ExecTaskResponse
-	13, // 42: nomadish.drivers.v1.Driver.DiscoverTask:output_type -> nomadish.drivers.v1.StartTaskResponse
-	29, // [29:43] is the sub-list for method output_type
-	15, // [15:29] is the sub-list for method input_type
-	15, // [15:15] is the sub-list for extension type_name
-	15, // [15:15] is the sub-list for extension extendee
-	0,  // [0:15] is the sub-list for field type_name
+	14, // 3: nomadish.drivers.v1.TaskConfig.mounts:type_name -> nomadish.drivers.v1.MountConfig
+	10, // 4: nomadish.drivers.v1.TaskConfig.network:type_name -> nomadish.drivers.v1.NetworkIsolation
+	34, // 5: nomadish.drivers.v1.NetworkIsolation.labels:type_name -> nomadish.drivers.v1.NetworkIsolation.LabelsEntry
+	10, // 6: nomadish.drivers.v1.CreateNetworkResponse.isolation:type_name -> nomadish.drivers.v1.NetworkIsolation
+	10, // 7: nomadish.drivers.v1.DestroyNetworkRequest.isolation:type_name -> nomadish.drivers.v1.NetworkIsolation
+	9,  // 8: nomadish.drivers.v1.TaskHandle.config:type_name -> nomadish.drivers.v1.TaskConfig
+	9,  // 9: nomadish.drivers.v1.StartTaskRequest.task:type_name -> nomadish.drivers.v1.TaskConfig
+	15, // 10: nomadish.drivers.v1.StartTaskResponse.handle:type_name -> nomadish.drivers.v1.TaskHandle
+	0,  // 11: nomadish.drivers.v1.ExitResult.err_code:type_name -> nomadish.drivers.v1.ErrorCode
+	19, // 12: nomadish.drivers.v1.TaskStatus.exit_result:type_name -> nomadish.drivers.v1.ExitResult
+	35, // 13: nomadish.drivers.v1.TaskStatus.driver_attributes:type_name -> nomadish.drivers.v1.TaskStatus.DriverAttributesEntry
+	8,  // 14: nomadish.drivers.v1.UpdateTaskRequest.resources:type_name -> nomadish.drivers.v1.Resources
+	15, // 15: nomadish.drivers.v1.RecoverTaskRequest.handle:type_name -> nomadish.drivers.v1.TaskHandle
+	28, // 16: nomadish.drivers.v1.ExecTaskRequest.setup:type_name -> nomadish.drivers.v1.ExecTaskSetup
+	29, // 17: nomadish.drivers.v1.ExecTaskRequest.resize:type_name -> nomadish.drivers.v1.TerminalSize
+	19, // 18: nomadish.drivers.v1.ExecTaskResponse.result:type_name -> nomadish.drivers.v1.ExitResult
+	2,  // 19: nomadish.drivers.v1.Driver.Fingerprint:input_type -> nomadish.drivers.v1.FingerprintRequest
+	4,  // 20: nomadish.drivers.v1.Driver.SetConfig:input_type -> nomadish.drivers.v1.SetConfigRequest
+	6,  // 21: nomadish.drivers.v1.Driver.Capabilities:input_type -> nomadish.drivers.v1.CapabilitiesRequest
+	16, // 22: nomadish.drivers.v1.Driver.StartTask:input_type -> nomadish.drivers.v1.StartTaskRequest
+	18, // 23: nomadish.drivers.v1.Driver.WaitTask:input_type -> nomadish.drivers.v1.TaskIDRequest
+	20, // 24: nomadish.drivers.v1.Driver.StopTask:input_type -> nomadish.drivers.v1.StopTaskRequest
+	21, // 25: nomadish.drivers.v1.Driver.DestroyTask:input_type -> nomadish.drivers.v1.DestroyTaskRequest
+	18, // 26: nomadish.drivers.v1.Driver.InspectTask:input_type -> nomadish.drivers.v1.TaskIDRequest
+	23, // 27: nomadish.drivers.v1.Driver.SignalTask:input_type -> nomadish.drivers.v1.SignalTaskRequest
+	25, // 28: nomadish.drivers.v1.Driver.TaskStats:input_type -> nomadish.drivers.v1.TaskStatsRequest
+	27, // 29: nomadish.drivers.v1.Driver.RecoverTask:input_type -> nomadish.drivers.v1.RecoverTaskRequest
+	24, // 30: nomadish.drivers.v1.Driver.UpdateTask:input_type -> nomadish.drivers.v1.UpdateTaskRequest
+	30, // 31: nomadish.drivers.v1.Driver.ExecTask:input_type -> nomadish.drivers.v1.ExecTaskRequest
+	16, // 32: nomadish.drivers.v1.Driver.DiscoverTask:input_type -> nomadish.drivers.v1.StartTaskRequest
+	11, // 33: nomadish.drivers.v1.Driver.CreateNetwork:input_type -> nomadish.drivers.v1.CreateNetworkRequest
+	13, // 34: nomadish.drivers.v1.Driver.DestroyNetwork:input_type -> nomadish.drivers.v1.DestroyNetworkRequest
+	3,  // 35: nomadish.drivers.v1.Driver.Fingerprint:output_type -> nomadish.drivers.v1.FingerprintResponse
+	5,  // 36: nomadish.drivers.v1.Driver.SetConfig:output_type -> nomadish.drivers.v1.SetConfigResponse
+	7,  // 37: nomadish.drivers.v1.Driver.Capabilities:output_type -> nomadish.drivers.v1.CapabilitiesResponse
+	17, // 38: nomadish.drivers.v1.Driver.StartTask:output_type -> nomadish.drivers.v1.StartTaskResponse
+	19, // 39: nomadish.drivers.v1.Driver.WaitTask:output_type -> nomadish.drivers.v1.ExitResult
+	1,  // 40: nomadish.drivers.v1.Driver.StopTask:output_type -> nomadish.drivers.v1.Empty
+	1,  // 41: nomadish.drivers.v1.Driver.DestroyTask:output_type -> nomadish.drivers.v1.Empty
+	22, // 42: nomadish.drivers.v1.Driver.InspectTask:output_type -> nomadish.drivers.v1.TaskStatus
+	1,  // 43: nomadish.drivers.v1.Driver.SignalTask:output_type -> nomadish.drivers.v1.Empty
+	26, // 44: nomadish.drivers.v1.Driver.TaskStats:output_type -> nomadish.drivers.v1.TaskResourceUsage
+	1,  // 45: nomadish.drivers.v1.Driver.RecoverTask:output_type -> nomadish.drivers.v1.Empty
+	1,  // 46: nomadish.drivers.v1.Driver.UpdateTask:output_type -> nomadish.drivers.v1.Empty
+	31, // 47: nomadish.drivers.v1.Driver.ExecTask:output_type -> nomadish.drivers.v1.ExecTaskResponse
+	17, // 48: nomadish.drivers.v1.Driver.DiscoverTask:output_type -> nomadish.drivers.v1.StartTaskResponse
+	12, // 49: nomadish.drivers.v1.Driver.CreateNetwork:output_type -> nomadish.drivers.v1.CreateNetworkResponse
+	1,  // 50: nomadish.drivers.v1.Driver.DestroyNetwork:output_type -> nomadish.drivers.v1.Empty
+	35, // [35:51] is the sub-list for method output_type
+	19, // [19:35] is the sub-list for method input_type
+	19, // [19:19] is the sub-list for extension type_name
+	19, // [19:19] is the sub-list for extension extendee
+	0,  // [0:19] is the sub-list for field type_name
 }
 
 func init() { file_driver_proto_init() }
@@ -2049,7 +2325,7 @@ func file_driver_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_driver_proto_rawDesc), len(file_driver_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   30,
+			NumMessages:   35,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -22,20 +22,22 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	Driver_Fingerprint_FullMethodName  = "/nomadish.drivers.v1.Driver/Fingerprint"
-	Driver_SetConfig_FullMethodName    = "/nomadish.drivers.v1.Driver/SetConfig"
-	Driver_Capabilities_FullMethodName = "/nomadish.drivers.v1.Driver/Capabilities"
-	Driver_StartTask_FullMethodName    = "/nomadish.drivers.v1.Driver/StartTask"
-	Driver_WaitTask_FullMethodName     = "/nomadish.drivers.v1.Driver/WaitTask"
-	Driver_StopTask_FullMethodName     = "/nomadish.drivers.v1.Driver/StopTask"
-	Driver_DestroyTask_FullMethodName  = "/nomadish.drivers.v1.Driver/DestroyTask"
-	Driver_InspectTask_FullMethodName  = "/nomadish.drivers.v1.Driver/InspectTask"
-	Driver_SignalTask_FullMethodName   = "/nomadish.drivers.v1.Driver/SignalTask"
-	Driver_TaskStats_FullMethodName    = "/nomadish.drivers.v1.Driver/TaskStats"
-	Driver_RecoverTask_FullMethodName  = "/nomadish.drivers.v1.Driver/RecoverTask"
-	Driver_UpdateTask_FullMethodName   = "/nomadish.drivers.v1.Driver/UpdateTask"
-	Driver_ExecTask_FullMethodName     = "/nomadish.drivers.v1.Driver/ExecTask"
-	Driver_DiscoverTask_FullMethodName = "/nomadish.drivers.v1.Driver/DiscoverTask"
+	Driver_Fingerprint_FullMethodName    = "/nomadish.drivers.v1.Driver/Fingerprint"
+	Driver_SetConfig_FullMethodName      = "/nomadish.drivers.v1.Driver/SetConfig"
+	Driver_Capabilities_FullMethodName   = "/nomadish.drivers.v1.Driver/Capabilities"
+	Driver_StartTask_FullMethodName      = "/nomadish.drivers.v1.Driver/StartTask"
+	Driver_WaitTask_FullMethodName       = "/nomadish.drivers.v1.Driver/WaitTask"
+	Driver_StopTask_FullMethodName       = "/nomadish.drivers.v1.Driver/StopTask"
+	Driver_DestroyTask_FullMethodName    = "/nomadish.drivers.v1.Driver/DestroyTask"
+	Driver_InspectTask_FullMethodName    = "/nomadish.drivers.v1.Driver/InspectTask"
+	Driver_SignalTask_FullMethodName     = "/nomadish.drivers.v1.Driver/SignalTask"
+	Driver_TaskStats_FullMethodName      = "/nomadish.drivers.v1.Driver/TaskStats"
+	Driver_RecoverTask_FullMethodName    = "/nomadish.drivers.v1.Driver/RecoverTask"
+	Driver_UpdateTask_FullMethodName     = "/nomadish.drivers.v1.Driver/UpdateTask"
+	Driver_ExecTask_FullMethodName       = "/nomadish.drivers.v1.Driver/ExecTask"
+	Driver_DiscoverTask_FullMethodName   = "/nomadish.drivers.v1.Driver/DiscoverTask"
+	Driver_CreateNetwork_FullMethodName  = "/nomadish.drivers.v1.Driver/CreateNetwork"
+	Driver_DestroyNetwork_FullMethodName = "/nomadish.drivers.v1.Driver/DestroyNetwork"
 )
 
 // DriverClient is the client API for Driver service.
@@ -68,6 +70,12 @@ type DriverClient interface {
 	// its handle (drivers with base.TaskDiscoverer; others answer
 	// Unimplemented; none running: NotFound).
 	DiscoverTask(ctx context.Context, in *StartTaskRequest, opts ...grpc.CallOption) (*StartTaskResponse, error)
+	// CreateNetwork creates (or finds) an allocation's network namespace
+	// (drivers with must_initiate_network, base.NetworkManager; others
+	// answer Unimplemented, ERROR_CODE_NOT_SUPPORTED).
+	CreateNetwork(ctx context.Context, in *CreateNetworkRequest, opts ...grpc.CallOption) (*CreateNetworkResponse, error)
+	// DestroyNetwork removes it; an absent one is not an error.
+	DestroyNetwork(ctx context.Context, in *DestroyNetworkRequest, opts ...grpc.CallOption) (*Empty, error)
 }
 
 type driverClient struct {
@@ -239,6 +247,26 @@ func (c *driverClient) DiscoverTask(ctx context.Context, in *StartTaskRequest, o
 	return out, nil
 }
 
+func (c *driverClient) CreateNetwork(ctx context.Context, in *CreateNetworkRequest, opts ...grpc.CallOption) (*CreateNetworkResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CreateNetworkResponse)
+	err := c.cc.Invoke(ctx, Driver_CreateNetwork_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *driverClient) DestroyNetwork(ctx context.Context, in *DestroyNetworkRequest, opts ...grpc.CallOption) (*Empty, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(Empty)
+	err := c.cc.Invoke(ctx, Driver_DestroyNetwork_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // DriverServer is the server API for Driver service.
 // All implementations must embed UnimplementedDriverServer
 // for forward compatibility.
@@ -269,6 +297,12 @@ type DriverServer interface {
 	// its handle (drivers with base.TaskDiscoverer; others answer
 	// Unimplemented; none running: NotFound).
 	DiscoverTask(context.Context, *StartTaskRequest) (*StartTaskResponse, error)
+	// CreateNetwork creates (or finds) an allocation's network namespace
+	// (drivers with must_initiate_network, base.NetworkManager; others
+	// answer Unimplemented, ERROR_CODE_NOT_SUPPORTED).
+	CreateNetwork(context.Context, *CreateNetworkRequest) (*CreateNetworkResponse, error)
+	// DestroyNetwork removes it; an absent one is not an error.
+	DestroyNetwork(context.Context, *DestroyNetworkRequest) (*Empty, error)
 	mustEmbedUnimplementedDriverServer()
 }
 
@@ -320,6 +354,12 @@ func (UnimplementedDriverServer) ExecTask(grpc.BidiStreamingServer[ExecTaskReque
 }
 func (UnimplementedDriverServer) DiscoverTask(context.Context, *StartTaskRequest) (*StartTaskResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method DiscoverTask not implemented")
+}
+func (UnimplementedDriverServer) CreateNetwork(context.Context, *CreateNetworkRequest) (*CreateNetworkResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CreateNetwork not implemented")
+}
+func (UnimplementedDriverServer) DestroyNetwork(context.Context, *DestroyNetworkRequest) (*Empty, error) {
+	return nil, status.Error(codes.Unimplemented, "method DestroyNetwork not implemented")
 }
 func (UnimplementedDriverServer) mustEmbedUnimplementedDriverServer() {}
 func (UnimplementedDriverServer) testEmbeddedByValue()                {}
@@ -569,6 +609,42 @@ func _Driver_DiscoverTask_Handler(srv interface{}, ctx context.Context, dec func
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Driver_CreateNetwork_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CreateNetworkRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(DriverServer).CreateNetwork(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Driver_CreateNetwork_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(DriverServer).CreateNetwork(ctx, req.(*CreateNetworkRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Driver_DestroyNetwork_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DestroyNetworkRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(DriverServer).DestroyNetwork(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Driver_DestroyNetwork_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(DriverServer).DestroyNetwork(ctx, req.(*DestroyNetworkRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Driver_ServiceDesc is the grpc.ServiceDesc for Driver service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -619,6 +695,14 @@ var Driver_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "DiscoverTask",
 			Handler:    _Driver_DiscoverTask_Handler,
+		},
+		{
+			MethodName: "CreateNetwork",
+			Handler:    _Driver_CreateNetwork_Handler,
+		},
+		{
+			MethodName: "DestroyNetwork",
+			Handler:    _Driver_DestroyNetwork_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/nomadish/nomadish/drivers/base"
+	"github.com/nomadish/nomadish/drivers/internal/netns"
 )
 
 // setupV1 creates <root>/<controller>/nomadish/<name> for memory, cpu and
@@ -123,7 +124,9 @@ func applyV1(p string, res base.Resources) error {
 // thread back where it was. If moving back fails the thread stays locked and
 // the Go runtime ends it with the goroutine (unless it is the main thread,
 // which the runtime keeps: then the error is returned for logging).
-func startInCgroups(cmd *exec.Cmd, paths []string) (startErr, restoreErr error) {
+// A non-empty netnsPath is the network namespace the child is born in
+// (the same thread joins it, netns.Enter).
+func startInCgroups(cmd *exec.Cmd, paths []string, netnsPath string) (startErr, restoreErr error) {
 	type result struct{ start, restore error }
 	done := make(chan result, 1)
 	go func() {
@@ -136,12 +139,19 @@ func startInCgroups(cmd *exec.Cmd, paths []string) (startErr, restoreErr error) 
 			return
 		}
 		var r result
-		if err := moveThread(tid, paths); err != nil {
+		restoreNet, err := netns.Enter(netnsPath)
+		if err != nil {
+			r.start = err
+		} else if err := moveThread(tid, paths); err != nil {
 			r.start = err
 		} else {
 			r.start = cmd.Start()
 		}
-		if r.restore = moveThread(tid, orig); r.restore == nil {
+		r.restore = moveThread(tid, orig)
+		if !restoreNet() && r.restore == nil {
+			r.restore = errors.New("leaving the task's network namespace failed")
+		}
+		if r.restore == nil {
 			runtime.UnlockOSThread()
 		}
 		done <- r

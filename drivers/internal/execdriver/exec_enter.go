@@ -1,6 +1,7 @@
 package execdriver
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -11,6 +12,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/nomadish/nomadish/drivers/internal/netns"
 )
 
 // defaultExecPath is the PATH searched when the task's environment has none.
@@ -31,6 +34,9 @@ type execTarget struct {
 	// pidNS is set when the task is in another PID namespace: the command
 	// is forked into it (setns on the forking thread).
 	pidNS bool
+	// netNS is set when the task is in another network namespace (a
+	// group network): the command is forked into it too.
+	netNS bool
 	// cred is the task's user and groups; nil when the command can keep
 	// ours (same user, or we are not root and could not switch anyway).
 	cred *syscall.Credential
@@ -54,6 +60,9 @@ func newExecTarget(pid int, taskDir string, cgroups []string, v2 bool) (*execTar
 	}
 	var err error
 	if t.pidNS, err = nsDiffers(proc, "pid"); err != nil {
+		return nil, err
+	}
+	if t.netNS, err = nsDiffers(proc, "net"); err != nil {
 		return nil, err
 	}
 	if t.cred, err = procCredential(proc); err != nil {
@@ -186,7 +195,7 @@ func (t *execTarget) start(cmd *exec.Cmd) error {
 		defer dir.Close()
 		cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, int(dir.Fd())
 	}
-	if !t.pidNS && (t.cgroupV2 || len(t.cgroups) == 0) {
+	if !t.pidNS && !t.netNS && (t.cgroupV2 || len(t.cgroups) == 0) {
 		return cmd.Start()
 	}
 	done := make(chan error, 1)
@@ -228,6 +237,18 @@ func (t *execTarget) enterThread() (restore func() bool, err error) {
 		if err := moveThread(tid, t.cgroups); err != nil {
 			return restore, err
 		}
+	}
+	if t.netNS {
+		back, err := netns.Enter(fmt.Sprintf("/proc/%d/ns/net", t.pid))
+		if err != nil {
+			return restore, fmt.Errorf("entering the task's network namespace: %w", err)
+		}
+		undo = append(undo, func() error {
+			if !back() {
+				return errors.New("leaving the task's network namespace")
+			}
+			return nil
+		})
 	}
 	if t.pidNS {
 		undo = append(undo, func() error { return setns("/proc/self/ns/pid") })

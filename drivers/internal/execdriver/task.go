@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/nomadish/nomadish/drivers/base"
+	"github.com/nomadish/nomadish/drivers/internal/netns"
 	"github.com/nomadish/nomadish/drivers/logging"
 )
 
@@ -99,7 +100,7 @@ func (t *task) startPlain(cmdPath string, args []string, stdout, stderr *os.File
 	if stderr != nil {
 		cmd.Stderr = stderr
 	}
-	if err := cmd.Start(); err != nil {
+	if err := netns.Start(netnsPath(t.cfg), cmd); err != nil { // network.go
 		return fmt.Errorf("starting %s: %w", cmdPath, err)
 	}
 	t.started(cmd.Process.Pid)

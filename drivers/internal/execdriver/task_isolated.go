@@ -8,6 +8,8 @@ import (
 	"syscall"
 
 	"github.com/hashicorp/go-hclog"
+
+	"github.com/nomadish/nomadish/drivers/internal/netns"
 )
 
 // startIsolated runs the command through the task init (exec): as the
@@ -27,6 +29,11 @@ func (t *task) startIsolated(iso *isolation, cmdPath string, args []string, stdo
 	if err != nil {
 		return err
 	}
+	etc, err := networkFilesFor(t.cfg) // network.go
+	if err != nil {
+		return err
+	}
+	mounts = append(mounts, etc...)
 	if t.state.Cgroups, err = iso.cgroups.setup(t.cfg.ID, t.cfg.Resources, pidsLimit); err != nil {
 		return err
 	}
@@ -81,10 +88,10 @@ func (t *task) launchInit(iso *isolation, stdout, stderr *os.File, logger hclog.
 	}
 	cmd := initCommand(iso, stdout, stderr, specR, reportW, cgFd)
 	if t.state.CgroupV2 {
-		err = cmd.Start()
+		err = netns.Start(netnsPath(t.cfg), cmd) // network.go
 	} else {
 		var restoreErr error
-		err, restoreErr = startInCgroups(cmd, t.state.Cgroups)
+		err, restoreErr = startInCgroups(cmd, t.state.Cgroups, netnsPath(t.cfg))
 		if restoreErr != nil {
 			logger.Error("plugin thread left in a task cgroup", "task", t.cfg.ID, "error", restoreErr)
 		}
