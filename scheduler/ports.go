@@ -21,6 +21,9 @@ type portAssignment struct {
 	ok      bool
 	ip      string
 	dynamic []int
+	// node is set when a port names a host_network: withPorts gives that
+	// port the network's address on the node (feasible_network.go).
+	node *structs.Node
 }
 
 // usedPorts returns the host ports taken on the node once the plan so far is
@@ -88,7 +91,11 @@ func (c *evalContext) assignPorts(n *structs.Node, networks []*structs.NetworkRe
 	if cap(c.portSlab)-len(c.portSlab) < 64 { // start a new slab; the old one lives as long as its windows
 		c.portSlab = make([]int, 0, 1024)
 	}
-	return portAssignment{ok: true, ip: n.NetworkIP(), dynamic: dynamic}, "", nil
+	pa := portAssignment{ok: true, ip: n.NetworkIP(), dynamic: dynamic}
+	if namesHostNetwork(networks) {
+		pa.node = n
+	}
+	return pa, "", nil
 }
 
 // assignPortsWith checks the static ports of networks against used and
@@ -156,7 +163,7 @@ func withPorts(a *structs.Allocation, pa portAssignment) *structs.Allocation {
 		out.ReservedPorts = append([]structs.Port(nil), nw.ReservedPorts...)
 		out.DynamicPorts = append([]structs.Port(nil), nw.DynamicPorts...)
 		for _, p := range out.ReservedPorts {
-			shared.Ports = append(shared.Ports, structs.AllocatedPortMapping{Label: p.Label, Value: p.Value, To: p.To, HostIP: pa.ip})
+			shared.Ports = append(shared.Ports, structs.AllocatedPortMapping{Label: p.Label, Value: p.Value, To: p.To, HostIP: pa.hostIP(p)})
 		}
 		shared.Networks = append(shared.Networks, &out)
 	}
@@ -165,10 +172,36 @@ func withPorts(a *structs.Allocation, pa portAssignment) *structs.Allocation {
 			p := &out.DynamicPorts[i]
 			p.Value = pa.dynamic[next]
 			next++
-			shared.Ports = append(shared.Ports, structs.AllocatedPortMapping{Label: p.Label, Value: p.Value, To: p.To, HostIP: pa.ip})
+			shared.Ports = append(shared.Ports, structs.AllocatedPortMapping{Label: p.Label, Value: p.Value, To: p.To, HostIP: pa.hostIP(*p)})
 		}
 	}
 	return a
+}
+
+// hostIP is the address port p is mapped on: its host_network's address
+// on the node, else the node's.
+func (pa portAssignment) hostIP(p structs.Port) string {
+	if pa.node == nil || p.HostNetwork == "" {
+		return pa.ip
+	}
+	if ip, ok := hostNetworkAddress(pa.node, p.HostNetwork); ok {
+		return ip
+	}
+	return pa.ip
+}
+
+// namesHostNetwork reports whether a port of networks names a host_network.
+func namesHostNetwork(networks []*structs.NetworkResource) bool {
+	for _, nw := range networks {
+		for _, list := range [][]structs.Port{nw.ReservedPorts, nw.DynamicPorts} {
+			for _, p := range list {
+				if p.HostNetwork != "" {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // explainPorts says why the group's ports do not fit on the node with the

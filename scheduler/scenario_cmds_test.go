@@ -172,6 +172,7 @@ func (sc *scenario) nodeAdd(id string, args map[string]string) string {
 	sc.nodePortArgs(n, args) // scenario_ports_test.go
 	sc.nodeNUMAArgs(n, args) // scenario_numa_test.go
 	sc.nodeVolumeArgs(n, args)
+	sc.nodeNetworkArgs(n, args) // scenario_network_test.go
 	sc.store.UpsertNode(n)
 	sc.systemNodeEvals(n.ID)
 	return ""
@@ -242,6 +243,7 @@ func (sc *scenario) jobAdd(id string, args map[string]string) string {
 	sc.jobPortArgs(j, args) // scenario_ports_test.go
 	sc.jobNUMAArgs(j, args) // scenario_numa_test.go
 	sc.jobVolumeArgs(j, args)
+	sc.jobNetworkArgs(j, args) // scenario_network_test.go
 	sc.store.UpsertJob(j)
 	sc.store.UpsertEval(sc.newEval(j, structs.EvalTriggerJobRegister))
 	return ""

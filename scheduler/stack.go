@@ -10,7 +10,8 @@ import (
 // schedulers. Ordering rules, source to sink:
 //
 //	static (shuffled ready nodes in the job's datacenters; counts NodesEvaluated)
-//	-> feasibility (datacenter, ready/eligible, drivers, host volumes, node pool + constraints;
+//	-> feasibility (datacenter, ready/eligible, drivers, network mode and host
+//	   networks, host volumes, node pool + constraints;
 //	   each failure counted by reason)
 //	-> bin-pack (fit with the plan so far, as structs.AllocsFit, on per-node
 //	   usage kept up to date with the plan; score by fullness, or emptiness
@@ -49,6 +50,8 @@ type genericStack struct {
 	prefs *preferenceStack // ranking after bin-pack (stack_prefs.go)
 
 	volumes *hostVolumeChecker // the group's host volumes (feasible_volumes.go)
+
+	networks *networkChecker // the group's network mode and host networks (feasible_network.go)
 }
 
 // newGenericStack wires the pipeline over nodes (already filtered to the
@@ -60,7 +63,8 @@ func newGenericStack(ctx *evalContext, job *structs.Job, nodes []*structs.Node, 
 	s.drivers = &driverChecker{}
 	s.constraints = newConstraintChecker(ctx, job)
 	s.volumes = &hostVolumeChecker{} // feasible_volumes.go
-	s.checkers = []feasibilityChecker{s.dcs, readyChecker{}, s.drivers, s.volumes, s.constraints}
+	s.networks = &networkChecker{} // feasible_network.go
+	s.checkers = []feasibilityChecker{s.dcs, readyChecker{}, s.drivers, s.networks, s.volumes, s.constraints}
 	feasible := &feasibilityIterator{ctx: ctx, source: s.source, checkers: s.checkers}
 	s.binPack = newBinPackIterator(ctx, feasible)
 	s.prefs = newPreferenceStack(s, job, batch)
@@ -83,6 +87,7 @@ func (s *genericStack) SelectWith(tg *structs.TaskGroup, opts *selectOptions) (*
 	s.drivers.setTaskGroup(tg)
 	s.constraints.setTaskGroup(tg)
 	s.volumes.setTaskGroup(tg)
+	s.networks.setTaskGroup(tg)
 	ask, ok := s.asks[tg.Name]
 	if !ok {
 		ask = structs.AllocatedFor(tg)
