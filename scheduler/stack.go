@@ -63,7 +63,7 @@ func newGenericStack(ctx *evalContext, job *structs.Job, nodes []*structs.Node, 
 	s.drivers = &driverChecker{}
 	s.constraints = newConstraintChecker(ctx, job)
 	s.volumes = &hostVolumeChecker{} // feasible_volumes.go
-	s.networks = &networkChecker{} // feasible_network.go
+	s.networks = &networkChecker{}   // feasible_network.go
 	s.checkers = []feasibilityChecker{s.dcs, readyChecker{}, s.drivers, s.networks, s.volumes, s.constraints}
 	feasible := &feasibilityIterator{ctx: ctx, source: s.source, checkers: s.checkers}
 	s.binPack = newBinPackIterator(ctx, feasible)
