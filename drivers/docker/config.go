@@ -219,6 +219,9 @@ func containerConfig(cfg *base.TaskConfig, tc *taskConfig, pc pluginConfig) (*co
 		return nil, nil, err
 	}
 	cc.ExposedPorts, hc.PortBindings = exposed, bindings
+	if err := applyGroupNetwork(cfg, tc, cc, hc); err != nil { // network.go
+		return nil, nil, err
+	}
 	return cc, hc, nil
 }
 

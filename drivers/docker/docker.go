@@ -51,6 +51,9 @@ type pluginConfig struct {
 	GCImage             bool // gc { image = true }: remove the image with the last container
 	// Dangling is gc { dangling_containers { ... } } (reconcile.go).
 	Dangling danglingConfig
+	// InfraImage is infra_image: the image of group network infra
+	// containers (network.go); empty: the local pause image (infra.go).
+	InfraImage string
 }
 
 // Driver implements base.Driver on the Docker engine. Safe for concurrent use.
@@ -64,6 +67,10 @@ type Driver struct {
 	cli *client.Client // built lazily from cfg.Endpoint
 	// stopReconcile ends the dangling-container loop SetConfig started.
 	stopReconcile context.CancelFunc
+	// infra are the infra containers in use (network.go), guarded by mu.
+	infra map[string]bool
+	// infraBuild serializes building the pause image (infra.go).
+	infraBuild sync.Mutex
 }
 
 var _ base.Driver = (*Driver)(nil)
@@ -114,6 +121,10 @@ func (d *Driver) SetConfig(cfg map[string]any) error {
 			c.AllowRuntimes, err = strList(v)
 		case "gc":
 			err = parseGC(v, &c)
+		case "infra_image":
+			if c.InfraImage, err = str(v); err == nil && c.InfraImage == "" {
+				err = errors.New("must be a non-empty image reference")
+			}
 		default:
 			if !ignoredKeys[k] {
 				err = errors.New("unknown key")
@@ -145,7 +156,7 @@ func (d *Driver) SetConfig(cfg map[string]any) error {
 // ignoredKeys are keys of Nomad's docker plugin config accepted for
 // compatibility and ignored.
 var ignoredKeys = map[string]bool{
-	"auth": true, "extra_labels": true, "infra_image": true,
+	"auth": true, "extra_labels": true,
 	"pull_activity_timeout": true, "image_pull_timeout": true, "logging": true, "pids_limit": true,
 }
 
@@ -219,9 +230,10 @@ func (d *Driver) Fingerprint(ctx context.Context) (*base.Fingerprint, error) {
 }
 
 // Capabilities: signals, exec (exec.go), image filesystem isolation,
-// resource limits.
+// resource limits, group network namespaces (network.go).
 func (d *Driver) Capabilities() (*base.Capabilities, error) {
-	return &base.Capabilities{SendSignals: true, Exec: true, FSIsolation: base.FSIsolationImage, ResourceLimits: true}, nil
+	return &base.Capabilities{SendSignals: true, Exec: true, FSIsolation: base.FSIsolationImage, ResourceLimits: true,
+		MustInitiateNetwork: true}, nil
 }
 
 // Default is docker's enablement rule: as Nomad, on by default on Linux

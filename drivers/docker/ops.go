@@ -141,6 +141,9 @@ func (d *Driver) RecoverTask(h *base.TaskHandle) error {
 	if _, err := d.tasks.Get(h.Config.ID); err == nil {
 		return nil
 	}
+	if h.Config.Network != nil {
+		d.trackInfra(h.Config.Network.Labels[SandboxLabel]) // network.go
+	}
 	cli, _, err := d.client()
 	if err != nil {
 		return err

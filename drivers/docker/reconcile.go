@@ -8,6 +8,7 @@ import (
 
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/filters"
+	"github.com/docker/docker/client"
 )
 
 // LabelAllocDir names the allocation directory of the task on the client
@@ -66,8 +67,10 @@ func (d *Driver) ReconcileDangling(ctx context.Context) ([]string, error) {
 	}
 	var removed []string
 	now := time.Now()
+	allocsWithTasks := map[string]bool{}
 	for _, c := range list {
 		if !dangling(c, tracked, now, cfg.Dangling.CreationGrace) {
+			allocsWithTasks[c.Labels[LabelAllocID]] = true
 			continue
 		}
 		if !cfg.Dangling.DryRun {
@@ -77,6 +80,34 @@ func (d *Driver) ReconcileDangling(ctx context.Context) ([]string, error) {
 			}
 		}
 		d.logger.Info("dangling container removed", "container", c.ID, "names", c.Names, "dry_run", cfg.Dangling.DryRun)
+		removed = append(removed, c.ID)
+	}
+	infra, err := d.reconcileInfra(ctx, cli, cfg, allocsWithTasks, now)
+	return append(removed, infra...), err
+}
+
+// reconcileInfra removes the infra containers (network.go) of allocations
+// that are gone: untracked, without a task container left, past the grace.
+func (d *Driver) reconcileInfra(ctx context.Context, cli *client.Client, cfg pluginConfig, allocsWithTasks map[string]bool, now time.Time) ([]string, error) {
+	list, err := cli.ContainerList(ctx, container.ListOptions{All: true,
+		Filters: filters.NewArgs(filters.Arg("label", LabelInfra))})
+	if err != nil {
+		return nil, err
+	}
+	tracked := d.infraTracked()
+	old := func(created int64) bool { return now.Sub(time.Unix(created, 0)) >= cfg.Dangling.CreationGrace }
+	var removed []string
+	for _, c := range list {
+		if !danglingInfra(c, tracked, allocsWithTasks, old) {
+			continue
+		}
+		if !cfg.Dangling.DryRun {
+			if err := cli.ContainerRemove(ctx, c.ID, container.RemoveOptions{Force: true}); err != nil {
+				d.logger.Warn("removing dangling infra container", "container", c.ID, "error", err)
+				continue
+			}
+		}
+		d.logger.Info("dangling infra container removed", "container", c.ID, "names", c.Names, "dry_run", cfg.Dangling.DryRun)
 		removed = append(removed, c.ID)
 	}
 	return removed, nil

@@ -57,6 +57,9 @@ func (d *Driver) StartTask(cfg *base.TaskConfig) (*base.TaskHandle, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Network != nil {
+		d.trackInfra(cfg.Network.Labels[SandboxLabel]) // network.go
+	}
 	t, err := d.tasks.Start(cfg.ID, func() (*task, error) { return d.start(cli, cfg, tc, pc) })
 	if err != nil {
 		return nil, err
