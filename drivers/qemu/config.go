@@ -186,9 +186,16 @@ func resolveFile(key, p string, cfg *base.TaskConfig, imagePaths []string) (stri
 		key, p, imagePaths, ErrPathNotAllowed)
 }
 
-// hostPorts maps each port_map label to the host port the scheduler gave
-// the task, from NOMAD_HOST_PORT_<label> in its environment.
-func hostPorts(pm map[string]int, env map[string]string) ([][2]int, error) {
+// hostPorts maps each port_map label to the port user networking listens
+// on: the host port the scheduler gave the task (NOMAD_HOST_PORT_<label>),
+// or, when qemu runs in the group's network namespace (inNamespace), the
+// port's `to` inside it (NOMAD_PORT_<label>), which the client's CNI
+// portmap forwards the host port to.
+func hostPorts(pm map[string]int, env map[string]string, inNamespace bool) ([][2]int, error) {
+	key := "NOMAD_HOST_PORT_"
+	if inNamespace {
+		key = "NOMAD_PORT_"
+	}
 	labels := make([]string, 0, len(pm))
 	for l := range pm {
 		labels = append(labels, l)
@@ -196,7 +203,7 @@ func hostPorts(pm map[string]int, env map[string]string) ([][2]int, error) {
 	sort.Strings(labels)
 	var out [][2]int
 	for _, l := range labels {
-		hp, err := strconv.Atoi(env["NOMAD_HOST_PORT_"+l])
+		hp, err := strconv.Atoi(env[key+l])
 		if err != nil {
 			return nil, fmt.Errorf("port_map: no port labelled %q in the group's network block", l)
 		}

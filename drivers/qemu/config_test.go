@@ -91,11 +91,17 @@ func TestCommandLine(t *testing.T) {
 
 func TestHostPorts(t *testing.T) {
 	env := map[string]string{"NOMAD_HOST_PORT_ssh": "20001", "NOMAD_HOST_PORT_web": "20002"}
-	got, err := hostPorts(map[string]int{"web": 80, "ssh": 22}, env)
+	got, err := hostPorts(map[string]int{"web": 80, "ssh": 22}, env, false)
 	if err != nil || !reflect.DeepEqual(got, [][2]int{{20001, 22}, {20002, 80}}) {
 		t.Fatalf("hostPorts = %v, %v", got, err)
 	}
-	if _, err := hostPorts(map[string]int{"db": 5432}, env); err == nil || !strings.Contains(err.Error(), `"db"`) {
+	// In a group network qemu listens on the port's `to` inside the namespace.
+	env["NOMAD_PORT_ssh"], env["NOMAD_PORT_web"] = "2222", "8080"
+	got, err = hostPorts(map[string]int{"web": 80, "ssh": 22}, env, true)
+	if err != nil || !reflect.DeepEqual(got, [][2]int{{2222, 22}, {8080, 80}}) {
+		t.Fatalf("hostPorts in a namespace = %v, %v", got, err)
+	}
+	if _, err := hostPorts(map[string]int{"db": 5432}, env, false); err == nil || !strings.Contains(err.Error(), `"db"`) {
 		t.Fatalf("unknown label: %v", err)
 	}
 }

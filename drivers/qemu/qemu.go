@@ -156,7 +156,7 @@ func (d *Driver) StartTask(cfg *base.TaskConfig) (*base.TaskHandle, error) {
 	if err != nil {
 		return nil, fmt.Errorf("task %q: %w", cfg.Name, err)
 	}
-	ports, err := hostPorts(tc.PortMap, cfg.Env)
+	ports, err := hostPorts(tc.PortMap, cfg.Env, cfg.Network != nil)
 	if err != nil {
 		return nil, fmt.Errorf("task %q config: %w", cfg.Name, err)
 	}

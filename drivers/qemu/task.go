@@ -14,6 +14,7 @@ import (
 
 	"github.com/nomadish/nomadish/drivers/base"
 	"github.com/nomadish/nomadish/drivers/internal/execdriver"
+	"github.com/nomadish/nomadish/drivers/internal/netns"
 	"github.com/nomadish/nomadish/drivers/logging"
 	"github.com/nomadish/nomadish/drivers/qemu/qmp"
 )
@@ -93,7 +94,11 @@ func startVM(cfg *base.TaskConfig, binary string, args []string, st driverState)
 		cmd.Stderr = stderr
 	}
 	_ = os.Remove(st.QMPSocket) // stale socket of an earlier run
-	if err := cmd.Start(); err != nil {
+	netnsPath := ""
+	if cfg.Network != nil {
+		netnsPath = cfg.Network.Path // the group's namespace: user networking lives there
+	}
+	if err := netns.Start(netnsPath, cmd); err != nil {
 		t.closePumps()
 		return nil, fmt.Errorf("starting %s: %w", binary, err)
 	}
