@@ -58,7 +58,7 @@ func open(path string) (*os.File, error) {
 		f.Close()
 		return nil, fmt.Errorf("netns: %s: %w", path, err)
 	}
-	if st.Type != unix.NSFS_MAGIC && st.Type != unix.PROC_SUPER_MAGIC {
+	if st.Type != unix.NSFS_MAGIC {
 		f.Close()
 		return nil, fmt.Errorf("%w: %s", ErrNotNetNS, path)
 	}
