@@ -1,8 +1,6 @@
 package endpoints
 
 import (
-	"crypto/sha256"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"regexp"
@@ -41,12 +39,19 @@ func validateRegistration(r *structs.ServiceRegistration) error {
 }
 
 // List lists the service names of args.Namespace with their tags ("*":
-// every namespace the token may read-job in); blocking on the table.
+// every namespace the token may read-job in); blocking on the table. A
+// node's secret may list one namespace (templates' nomadServices).
 func (e *ServiceRegistration) List(args *structs.ServiceRegistrationListRequest, reply *structs.ServiceRegistrationListResponse) error {
 	ns := namespaceOf(args.Namespace)
-	keep, err := e.d.namespaceFilter(args.AuthToken, ns, capReadJob)
+	node, err := e.d.callingNode(e.d.State().Snapshot(), args.AuthToken)
 	if err != nil {
 		return err
+	}
+	var keep func(string) bool
+	if node == nil || ns == structs.AllNamespaces {
+		if keep, err = e.d.namespaceFilter(args.AuthToken, ns, capReadJob); err != nil {
+			return err
+		}
 	}
 	return e.d.blockingList(&args.QueryOptions, &reply.QueryMeta, []string{state.TableServiceRegistrations}, func(_ memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
 		regs, err := st.ServiceRegistrations(nil, ns)
@@ -162,8 +167,7 @@ func chooseServices(regs []*structs.ServiceRegistration, n int, key string) []*s
 	}
 	ws := make([]weighted, len(regs))
 	for i, r := range regs {
-		sum := sha256.Sum256([]byte(key + "\x00" + r.ID))
-		ws[i] = weighted{r, binary.BigEndian.Uint64(sum[:8])}
+		ws[i] = weighted{r, structs.RendezvousWeight(key, r.ID)}
 	}
 	sort.Slice(ws, func(i, j int) bool {
 		if ws[i].w != ws[j].w {
