@@ -7,9 +7,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/nomad/api"
 
+	"github.com/nomadish/nomadish/agent/config"
 	"github.com/nomadish/nomadish/structs"
+	"github.com/nomadish/nomadish/structs/structstest"
 )
 
 // TestOfficialClientServices registers services of a running allocation
@@ -132,5 +135,104 @@ func TestOfficialClientServices(t *testing.T) {
 	rendered("")
 	if list, _, err := c.Services().List(nil); err != nil || len(list) != 0 {
 		t.Fatalf("list after deletes: %+v %v", list, err)
+	}
+}
+
+// TestServicesLeaveWithAllocAndNode: on a real server, an allocation its
+// client reports complete (Node.UpdateAlloc) loses its registrations, and
+// a node whose heartbeat TTL runs out loses all of its own, each in the
+// write that changes the allocation or the node; the official client's
+// blocking Get sees both.
+func TestServicesLeaveWithAllocAndNode(t *testing.T) {
+	cfg := config.DevConfig()
+	cfg.Name = "svc-down"
+	cfg.Ports = config.Ports{}
+	cfg.Client.Enabled = false
+	cfg.Server.MinHeartbeatTTL, cfg.Server.HeartbeatGrace = time.Second, time.Second
+	a, err := New(cfg, hclog.New(&hclog.LoggerOptions{Name: "agent", Level: hclog.Info, Output: t.Output()}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = a.Shutdown() })
+	c, err := api.NewClient(&api.Config{Address: "http://" + a.HTTPAddr()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	node := structstest.Node(structs.GenerateUUID())
+	node.Status = structs.NodeStatusReady
+	waitFor(t, 10*time.Second, "a leader taking the node", func() error {
+		return a.Server().RPC("Node.Register", &structs.NodeRegisterRequest{Node: node,
+			WriteRequest: structs.WriteRequest{AuthToken: node.SecretID}}, &structs.NodeUpdateResponse{})
+	})
+	// Heartbeat as a client would until the last step.
+	stopBeats, beatsDone := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(beatsDone)
+		for {
+			_ = a.Server().RPC("Node.UpdateStatus", &structs.NodeUpdateStatusRequest{NodeID: node.ID, Status: structs.NodeStatusReady,
+				WriteRequest: structs.WriteRequest{AuthToken: node.SecretID}}, &structs.NodeUpdateResponse{})
+			select {
+			case <-stopBeats:
+				return
+			case <-time.After(200 * time.Millisecond):
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-stopBeats:
+		default:
+			close(stopBeats)
+		}
+		<-beatsDone
+	})
+	job := api.NewServiceJob("two", "two", "global", 50)
+	job.Datacenters = []string{"dc1"}
+	job.AddTaskGroup(api.NewTaskGroup("g", 2).AddTask(api.NewTask("t", "raw_exec").SetConfig("command", "/bin/sleep")))
+	if _, _, err := c.Jobs().Register(job, nil); err != nil {
+		t.Fatal(err)
+	}
+	var allocs []*api.AllocationListStub
+	waitFor(t, 10*time.Second, "two allocations placed", func() error {
+		allocs, _, err = c.Jobs().Allocations("two", false, nil)
+		if err != nil || len(allocs) != 2 {
+			return fmt.Errorf("allocs %d: %v", len(allocs), err)
+		}
+		return nil
+	})
+	var regs []*structs.ServiceRegistration
+	for i, al := range allocs {
+		regs = append(regs, &structs.ServiceRegistration{ID: "_nomad-task-" + al.ID + "-g-web-http", ServiceName: "web",
+			Namespace: "default", NodeID: node.ID, Datacenter: "dc1", JobID: "two", AllocID: al.ID, Address: "10.0.0.1", Port: 8000 + i})
+	}
+	if err := a.Server().RPC(structs.ServiceRegistrationUpsertRPC, &structs.ServiceRegistrationUpsertRequest{Services: regs,
+		WriteRequest: structs.WriteRequest{AuthToken: node.SecretID}}, &structs.ServiceRegistrationUpsertResponse{}); err != nil {
+		t.Fatal(err)
+	}
+	got, qm, err := c.Services().Get("web", nil)
+	if err != nil || len(got) != 2 {
+		t.Fatalf("registered: %+v %v", got, err)
+	}
+
+	// The client reports one allocation complete: its registration goes.
+	if err := a.Server().RPC("Node.UpdateAlloc", &structs.AllocUpdateRequest{Alloc: []*structs.Allocation{{ID: allocs[0].ID,
+		ClientStatus: structs.AllocClientStatusComplete}}, WriteRequest: structs.WriteRequest{AuthToken: node.SecretID}},
+		&structs.GenericResponse{}); err != nil {
+		t.Fatal(err)
+	}
+	got, qm2, err := c.Services().Get("web", &api.QueryOptions{WaitIndex: qm.LastIndex, WaitTime: time.Minute})
+	if err != nil || len(got) != 1 || got[0].AllocID != allocs[1].ID || qm2.LastIndex <= qm.LastIndex {
+		t.Fatalf("after the alloc completed: %+v %v", got, err)
+	}
+
+	// No more heartbeats: the node goes down and its registrations with it.
+	close(stopBeats)
+	<-beatsDone
+	got, _, err = c.Services().Get("web", &api.QueryOptions{WaitIndex: qm2.LastIndex, WaitTime: time.Minute})
+	if err != nil || len(got) != 0 {
+		t.Fatalf("after the node went down: %+v %v", got, err)
+	}
+	if n, _, err := c.Nodes().Info(node.ID, nil); err != nil || n.Status != "down" {
+		t.Fatalf("node: %+v %v", n, err)
 	}
 }
