@@ -20,6 +20,8 @@ var serviceNameRe = regexp.MustCompile(`^(?i:[a-z0-9]|[a-z0-9][a-z0-9\-]{0,61}[a
 // validateRegistration checks the fields every registration needs.
 func validateRegistration(r *structs.ServiceRegistration) error {
 	switch {
+	case r == nil:
+		return errors.New("null registration")
 	case r.ID == "":
 		return errors.New("missing ID")
 	case !serviceNameRe.MatchString(r.ServiceName):
