@@ -176,9 +176,10 @@ func (s *httpServer) routes() {
 
 	h("GET /v1/agent/self", s.agentSelf)
 	h("GET /v1/agent/members", s.agentMembers)
-	s.clusterRoutes(h) // http_cluster.go
-	s.aclRoutes(h)     // http_acl.go
-	s.varsRoutes(h)    // http_vars.go
+	s.clusterRoutes(h)  // http_cluster.go
+	s.aclRoutes(h)      // http_acl.go
+	s.varsRoutes(h)     // http_vars.go
+	s.servicesRoutes(h) // http_services.go
 	h("GET /v1/agent/health", s.agentHealth)
 	h("GET /v1/metrics", s.metrics)
 	h("GET /v1/operator/scheduler/configuration", s.schedulerConfigGet)

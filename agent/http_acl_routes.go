@@ -147,6 +147,9 @@ var routeNeeds = func() map[string]routeNeed {
 	m["GET /v1/vars"], m["GET /v1/var/{path...}"], m["DELETE /v1/var/{path...}"] = selfChecked, selfChecked, selfChecked
 	writes("/v1/var/{path...}", selfChecked)
 	m["GET /v1/operator/keyring/keys"] = selfChecked
+	// Services: ServiceRegistration.* check read-job (list, get) and
+	// submit-job or the registration's node secret (delete).
+	m["GET /v1/services"], m["GET /v1/service/{name}"], m["DELETE /v1/service/{name}/{id}"] = selfChecked, selfChecked, selfChecked
 	writes("/v1/operator/keyring/rotate", selfChecked)
 
 	writes("/v1/acl/bootstrap", public)

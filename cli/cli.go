@@ -54,6 +54,9 @@ func commands() []command {
 		{name: "job periodic force", synopsis: "Force the launch of a periodic job", run: jobPeriodicForceCommand},
 		{name: "scaling policy list", synopsis: "List the groups' scaling policies", run: scalingPolicyListCommand},
 		{name: "scaling policy info", synopsis: "Show one scaling policy", run: scalingPolicyInfoCommand},
+		{name: "service list", synopsis: "List the services registered with Nomad's service discovery", run: serviceListCommand}, // service.go
+		{name: "service info", synopsis: "Display the registrations of one service", run: serviceInfoCommand},
+		{name: "service delete", synopsis: "Delete one service registration", run: serviceDeleteCommand},
 		{name: "alloc status", synopsis: "Display status information about an allocation", run: allocStatusCommand},
 		{name: "alloc logs", synopsis: "Stream the logs of a task", run: allocLogsCommand},
 		{name: "alloc fs", synopsis: "Inspect the contents of an allocation directory", run: allocFSCommand},

@@ -34,6 +34,11 @@ const (
 	ACLRoleDeleteRequestType     MessageType = 66 // ACLRolesDeleteByIDRequest
 
 	PeriodicLaunchRequestType MessageType = 80 // PeriodicLaunchRequest (periodic.go)
+
+	// Service registrations (100..109 are the services'; service.go).
+	ServiceRegistrationUpsertRequestType           MessageType = 100 // ServiceRegistrationUpsertRequest
+	ServiceRegistrationDeleteByIDRequestType       MessageType = 101 // ServiceRegistrationDelByIDRequest
+	ServiceRegistrationDeleteByAllocIDsRequestType MessageType = 102 // ServiceRegistrationDelByAllocIDsRequest
 )
 
 // IgnoreUnknownTypeFlag marks an entry that older servers may skip.

@@ -72,12 +72,8 @@ func (rc *renderCtx) funcs() template.FuncMap {
 		"nomadVar":       rc.nomadVar,
 		"nomadVarExists": rc.nomadVarExists,
 		"nomadVarList":   rc.nomadVarList,
-		"nomadService": func(...any) (any, error) {
-			return nil, fmt.Errorf("nomadService: %w (services arrive with issue 14)", ErrNoServices)
-		},
-		"nomadServices": func(...any) (any, error) {
-			return nil, fmt.Errorf("nomadServices: %w (services arrive with issue 14)", ErrNoServices)
-		},
+		"nomadService":   rc.nomadService,  // services.go
+		"nomadServices":  rc.nomadServices, // services.go
 	}
 	for k, v := range pureFuncs {
 		m[k] = v

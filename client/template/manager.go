@@ -45,6 +45,9 @@ type Config struct {
 	Dirs      Dirs
 	// Vars reads variables; nil: nomadVar* fail with ErrNoVars.
 	Vars VarReader
+	// Services reads service registrations (nil: Vars, when it is a
+	// ServiceReader too; else nomadService* fail with ErrNoServices).
+	Services ServiceReader
 	// Env returns the task's environment (the env function, and the
 	// interpolation of destination and source); called at each render.
 	Env func() map[string]string
@@ -66,7 +69,8 @@ type Config struct {
 // Prestart runs on the task runner's goroutine; Watch starts one goroutine
 // (plus one per watched dependency) that Stop ends.
 type Manager struct {
-	cfg Config
+	cfg      Config
+	services ServiceReader // cfg.Services or cfg.Vars; nil: none
 
 	mu      sync.Mutex // guards the fields below and serialises renders and writes
 	data    *Data
@@ -102,7 +106,14 @@ func New(cfg Config) *Manager {
 	if cfg.Vars != nil {
 		data = NewData()
 	}
-	return &Manager{cfg: cfg, data: data, deps: map[Dep]bool{}}
+	services := cfg.Services
+	if sr, ok := cfg.Vars.(ServiceReader); ok && services == nil {
+		services = sr
+	}
+	if services != nil && data == nil {
+		data = NewData()
+	}
+	return &Manager{cfg: cfg, services: services, data: data, deps: map[Dep]bool{}}
 }
 
 // rendered is one template's complete rendering and where it goes.
@@ -156,7 +167,7 @@ func (m *Manager) renderAll(ctx context.Context) ([]rendered, []Dep, error) {
 // renderLocked renders each template with the data held; m.mu is held.
 func (m *Manager) renderLocked() ([]rendered, []Dep, []Dep, error) {
 	env := m.cfg.Env()
-	in := Input{Env: env, Dirs: m.cfg.Dirs, Data: m.data}
+	in := Input{Env: env, Dirs: m.cfg.Dirs, Data: m.data, Services: m.services != nil}
 	var rs []rendered
 	var unfetched, blocked []Dep
 	deps := map[Dep]bool{}
@@ -204,35 +215,52 @@ func (m *Manager) interp(s string, env map[string]string) string {
 // fetch reads d with the reader (blocking while waitIndex > 0) and stores
 // it with its index. It reports whether the index moved past waitIndex.
 func (m *Manager) fetch(ctx context.Context, d Dep, waitIndex uint64) error {
-	if m.cfg.Vars == nil {
-		return ErrNoVars
+	u, err := m.read(ctx, d, waitIndex)
+	if err != nil {
+		return err
 	}
-	switch d.Kind {
-	case DepVar:
-		v, idx, err := m.cfg.Vars.Var(ctx, d.Path, waitIndex)
-		if err != nil {
-			return fmt.Errorf("reading variable %q: %w", d.Path, err)
-		}
-		m.store(d, v, nil, idx)
-	case DepList:
-		l, idx, err := m.cfg.Vars.List(ctx, d.Path, waitIndex)
-		if err != nil {
-			return fmt.Errorf("listing variables under %q: %w", d.Path, err)
-		}
-		m.store(d, nil, l, idx)
-	}
+	m.store(u)
 	return nil
 }
 
-func (m *Manager) store(d Dep, v *Var, l []*Var, idx uint64) {
+// read reads d with its reader (blocking while waitIndex > 0).
+func (m *Manager) read(ctx context.Context, d Dep, waitIndex uint64) (update, error) {
+	if d.isService() {
+		return m.fetchService(ctx, d, waitIndex)
+	}
+	u := update{dep: d}
+	if m.cfg.Vars == nil {
+		return u, ErrNoVars
+	}
+	var err error
+	switch d.Kind {
+	case DepVar:
+		if u.v, u.idx, err = m.cfg.Vars.Var(ctx, d.Path, waitIndex); err != nil {
+			return u, fmt.Errorf("reading variable %q: %w", d.Path, err)
+		}
+	case DepList:
+		if u.l, u.idx, err = m.cfg.Vars.List(ctx, d.Path, waitIndex); err != nil {
+			return u, fmt.Errorf("listing variables under %q: %w", d.Path, err)
+		}
+	}
+	return u, nil
+}
+
+// store keeps what a read returned, with its index.
+func (m *Manager) store(u update) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if d.Kind == DepVar {
-		m.data.Vars[d.Path] = v
-	} else {
-		m.data.Lists[d.Path] = l
+	switch u.dep.Kind {
+	case DepVar:
+		m.data.Vars[u.dep.Path] = u.v
+	case DepList:
+		m.data.Lists[u.dep.Path] = u.l
+	case DepService:
+		m.data.Services[u.dep.Path] = u.s
+	case DepServices:
+		m.data.ServiceNames[u.dep.Path] = u.n
 	}
-	m.data.Indexes[d] = idx
+	m.data.Indexes[u.dep] = u.idx
 }
 
 // waitExists blocks until the variable d exists (or ctx ends).

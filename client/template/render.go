@@ -26,6 +26,12 @@ type Dep struct {
 }
 
 func (d Dep) String() string {
+	switch d.Kind {
+	case DepService:
+		return "nomadService(" + d.Path + ")"
+	case DepServices:
+		return "nomadServices"
+	}
 	if d.Kind == DepList {
 		return "nomadVarList(" + d.Path + ")"
 	}
@@ -40,11 +46,16 @@ type Data struct {
 	Vars    map[string]*Var
 	Lists   map[string][]*Var
 	Indexes map[Dep]uint64
+	// Services are the registrations of each service read (services.go),
+	// ServiceNames the namespace's names under the key "".
+	Services     map[string][]*Service
+	ServiceNames map[string][]*ServiceStub
 }
 
 // NewData returns empty data.
 func NewData() *Data {
-	return &Data{Vars: map[string]*Var{}, Lists: map[string][]*Var{}, Indexes: map[Dep]uint64{}}
+	return &Data{Vars: map[string]*Var{}, Lists: map[string][]*Var{}, Indexes: map[Dep]uint64{},
+		Services: map[string][]*Service{}, ServiceNames: map[string][]*ServiceStub{}}
 }
 
 // Input is what Render reads besides the template itself.
@@ -55,6 +66,9 @@ type Input struct {
 	Dirs Dirs
 	// Data holds the fetched variables; nil: nomadVar* fail with ErrNoVars.
 	Data *Data
+	// Services says a service reader backs Data's services; false:
+	// nomadService* fail with ErrNoServices.
+	Services bool
 }
 
 // Result is a rendering. When Unfetched or Blocked is not empty the output

@@ -125,7 +125,7 @@ func TestRenderErrors(t *testing.T) {
 		{`{{ file "/etc/passwd" }}`, "escapes", ErrEscapes},
 		{`{{ file "local/etc/passwd" }}`, "through a symlink", ErrEscapes},
 		{`{{ file "../alloc/x" }}`, "escapes", ErrEscapes},
-		{`{{ nomadService "db" }}`, "service discovery not available yet", ErrNoServices},
+		{`{{ nomadService "db" }}`, "nomad services are not available", ErrNoServices},
 		{`{{ key "x" }}`, "key: Consul and Vault functions are not available", nil},
 		{`{{ mustEnv "NOPE" }}`, `environment variable "NOPE" is not set`, nil},
 		{`{{ nope }}`, `function "nope" not defined`, nil},

@@ -12,8 +12,8 @@ var (
 	ErrEscapes = errors.New("template: path escapes the task directory")
 	// ErrNoVars: the client has no variable reader (nomadVar* unavailable).
 	ErrNoVars = errors.New("template: nomad variables are not available on this client")
-	// ErrNoServices: service discovery is not wired yet (nomadService*).
-	ErrNoServices = errors.New("template: service discovery not available yet")
+	// ErrNoServices: the client has no service reader (nomadService*).
+	ErrNoServices = errors.New("template: nomad services are not available on this client")
 )
 
 // Var is one Nomad variable as a template sees it. Items is owned by the
@@ -44,11 +44,16 @@ type Service struct {
 	ID, Name, Address, Datacenter, NodeID, AllocID, JobID string
 	Port                                                  int
 	Tags                                                  []string
+	// Namespace is the registration's; Node is NodeID again, under the
+	// name consul-template's NomadService gives it (.Node).
+	Namespace, Node string
 }
 
-// ServiceReader is the seam for nomadService/nomadServices, wired when
-// service discovery lands; nil makes both functions fail with
-// ErrNoServices.
+// ServiceReader is the seam for nomadService/nomadServices (services.go):
+// Config.Services, or the VarReader when it implements it too (the
+// client's does); nil makes both functions fail with ErrNoServices.
+// Service returns a service's registrations in the task's namespace,
+// ordered by ID, blocking as VarReader's methods.
 type ServiceReader interface {
 	Service(ctx context.Context, name string, waitIndex uint64) ([]*Service, uint64, error)
 }

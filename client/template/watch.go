@@ -44,6 +44,8 @@ type update struct {
 	dep Dep
 	v   *Var
 	l   []*Var
+	s   []*Service     // DepService
+	n   []*ServiceStub // DepServices
 	idx uint64
 }
 
@@ -101,7 +103,7 @@ func (m *Manager) watchLoop(ctx context.Context) {
 			running--
 			continue
 		case u := <-updates:
-			m.apply(u)
+			m.store(u)
 			quiet = time.After(minWait)
 			if deadline == nil && maxWait > 0 {
 				deadline = time.After(maxWait)
@@ -134,25 +136,11 @@ func (m *Manager) waitBounds() (lo, hi time.Duration) {
 	return lo, hi
 }
 
-func (m *Manager) apply(u update) {
-	if u.dep.Kind == DepVar {
-		m.store(u.dep, u.v, nil, u.idx)
-	} else {
-		m.store(u.dep, nil, u.l, u.idx)
-	}
-}
-
 // watchDep runs blocking queries on d from index idx and sends each new
 // state to updates, until ctx ends.
 func (m *Manager) watchDep(ctx context.Context, d Dep, idx uint64, updates chan<- update) {
 	for {
-		u := update{dep: d}
-		var err error
-		if d.Kind == DepVar {
-			u.v, u.idx, err = m.cfg.Vars.Var(ctx, d.Path, max(idx, 1))
-		} else {
-			u.l, u.idx, err = m.cfg.Vars.List(ctx, d.Path, max(idx, 1))
-		}
+		u, err := m.read(ctx, d, max(idx, 1))
 		if ctx.Err() != nil {
 			return
 		}

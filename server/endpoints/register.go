@@ -38,6 +38,7 @@ func New(d Deps) (*Set, error) {
 		{"ACL", &ACL{d: dp}},
 		{"Variables", &Variables{d: dp}}, {"Keyring", &Keyring{d: dp}},
 		{"Scaling", &Scaling{d: dp}},
+		{"ServiceRegistration", &ServiceRegistration{d: dp}},
 	}}, nil
 }
 

@@ -121,6 +121,12 @@ func (f *FSM) Apply(l *raft.Log) any {
 		return f.applyRootKeyMetaUpsert(buf, index)
 	case structs.PeriodicLaunchRequestType:
 		return f.applyPeriodicLaunch(buf, index)
+	case structs.ServiceRegistrationUpsertRequestType:
+		return f.applyServiceRegistrationUpsert(buf, index)
+	case structs.ServiceRegistrationDeleteByIDRequestType:
+		return f.applyServiceRegistrationDeleteByID(buf, index)
+	case structs.ServiceRegistrationDeleteByAllocIDsRequestType:
+		return f.applyServiceRegistrationDeleteByAllocIDs(buf, index)
 	}
 	if msgType&structs.IgnoreUnknownTypeFlag != 0 {
 		f.logger.Warn("ignoring unknown raft message type", "type", msgType, "index", index)

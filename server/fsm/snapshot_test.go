@@ -51,6 +51,9 @@ func fillEveryTable(t *testing.T, f *FSM) {
 		{structs.VarApplyStateRequestType, &structs.VarApplyStateRequest{Op: structs.VarOpSet, Now: 5, Var: &structs.VariableEncrypted{
 			VariableMetadata: structs.VariableMetadata{Namespace: "default", Path: "a/b"}, VariableData: structs.VariableData{Data: []byte{1, 2}, KeyID: "k1"}}}},
 		{structs.PeriodicLaunchRequestType, &structs.PeriodicLaunchRequest{Launch: &structs.PeriodicLaunch{ID: "cron", Namespace: "default", Launch: time.Unix(1700000000, 0).UTC()}}},
+		{structs.ServiceRegistrationUpsertRequestType, &structs.ServiceRegistrationUpsertRequest{Services: []*structs.ServiceRegistration{{
+			ID: "_nomad-task-" + alloc.ID + "-web-web-http", ServiceName: "web", Namespace: "default", NodeID: "n1", Datacenter: "dc1",
+			JobID: "web", AllocID: alloc.ID, Tags: []string{"a"}, Address: "10.0.0.1", Port: 8080}}}},
 	} {
 		if r := applyMsg(t, f, uint64(i+1), e.mt, e.msg); r != nil {
 			if _, isErr := r.(error); isErr {
@@ -72,7 +75,7 @@ func TestFSMSnapshotRoundTripsEveryTable(t *testing.T) {
 		len(want.Evals) != 1 || len(want.Allocs) != 1 || len(want.Deployments) != 1 || want.Scheduler.SchedulerAlgorithm != "spread" ||
 		len(want.Namespaces) != 2 || len(want.NodePools) != 3 ||
 		len(want.ACLPolicies) != 1 || len(want.ACLTokens) != 2 || len(want.ACLRoles) != 1 ||
-		len(want.Variables) != 1 || len(want.RootKeys) != 1 || len(want.Periodic) != 1 {
+		len(want.Variables) != 1 || len(want.RootKeys) != 1 || len(want.Periodic) != 1 || len(want.Services) != 1 {
 		t.Fatalf("fill left a table empty: %+v", want)
 	}
 	tables := map[string]bool{}
@@ -81,7 +84,7 @@ func TestFSMSnapshotRoundTripsEveryTable(t *testing.T) {
 	}
 	for _, name := range []string{state.TableJobs, state.TableNodes, state.TableAllocs, state.TableEvals,
 		state.TableJobVersions, state.TableSchedulerConfig, state.TableDeployments, state.TableNamespaces, state.TableNodePools,
-		state.TableACLPolicies, state.TableACLTokens, state.TableACLRoles, "acl_token_bootstrap", state.TableVariables, state.TableRootKeys, state.TablePeriodicLaunch} {
+		state.TableACLPolicies, state.TableACLTokens, state.TableACLRoles, "acl_token_bootstrap", state.TableVariables, state.TableRootKeys, state.TablePeriodicLaunch, state.TableServiceRegistrations} {
 		if !tables[name] {
 			t.Errorf("no index entry for table %q after the fill: %v", name, tables)
 		}

@@ -178,6 +178,12 @@ func (s *StateStore) UpdateAllocsFromClient(index uint64, allocs []*structs.Allo
 		if a.ClientTerminalStatus() && !old.ClientTerminalStatus() {
 			c.capacity = true
 		}
+		// A client-terminal allocation's services go in the same write.
+		if a.ClientTerminalStatus() {
+			if err := deleteServicesOfTxn(txn, index, "alloc_id", a.ID); err != nil {
+				return err
+			}
+		}
 		c.touchJob(a.Namespace, a.JobID)
 	}
 	if err := setIndex(txn, tableAllocs, index); err != nil {

@@ -85,6 +85,12 @@ func (s *StateStore) UpdateNodeStatus(index uint64, nodeID, status string, updat
 	if err := setIndex(txn, tableNodes, index); err != nil {
 		return err
 	}
+	// A node gone down takes its services with it (service_registrations.go).
+	if status == structs.NodeStatusDown {
+		if err := deleteServicesOfTxn(txn, index, "node_id", nodeID); err != nil {
+			return err
+		}
+	}
 	return s.commit(txn, index, &changes{capacity: node.Ready()})
 }
 
@@ -96,6 +102,9 @@ func (s *StateStore) DeleteNode(index uint64, nodeID string) error {
 		return fmt.Errorf("deleting node %q: %w", nodeID, err)
 	}
 	if err := setIndex(txn, tableNodes, index); err != nil {
+		return err
+	}
+	if err := deleteServicesOfTxn(txn, index, "node_id", nodeID); err != nil {
 		return err
 	}
 	return s.commit(txn, index, &changes{})

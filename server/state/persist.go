@@ -36,6 +36,7 @@ var persistedTables = []struct {
 	{tableACLPolicies, recordACLPolicy}, {tableACLTokens, recordACLToken}, {tableACLRoles, recordACLRole},
 	{tableVariables, recordVariable}, {tableRootKeys, recordRootKeyMeta},
 	{tablePeriodicLaunch, recordPeriodicLaunch},
+	{tableServiceRegistrations, recordServiceRegistration},
 }
 
 // Persist writes every object of the snapshot to w as a msgpack stream (for
@@ -132,6 +133,8 @@ func newRecord(t recordType) (any, string, error) {
 		return &structs.RootKeyMeta{}, tableRootKeys, nil
 	case recordPeriodicLaunch:
 		return &structs.PeriodicLaunch{}, tablePeriodicLaunch, nil
+	case recordServiceRegistration:
+		return &structs.ServiceRegistration{}, tableServiceRegistrations, nil
 	}
 	return nil, "", fmt.Errorf("restoring: unknown record type %d", t)
 }

@@ -81,22 +81,23 @@ func New(logger hclog.Logger) (*StateStore, error) {
 
 func schema() *memdb.DBSchema {
 	return &memdb.DBSchema{Tables: map[string]*memdb.TableSchema{
-		tableJobs:            jobsSchema(),
-		tableNodes:           nodesSchema(),
-		tableAllocs:          allocsSchema(),
-		tableEvals:           evalsSchema(),
-		tableIndex:           indexSchema(),
-		tableJobVersions:     jobVersionsSchema(),
-		tableSchedulerConfig: schedulerConfigSchema(),
-		tableDeployments:     deploymentsSchema(),
-		tableNamespaces:      namespacesSchema(),
-		tableNodePools:       nodePoolsSchema(),
-		tableACLPolicies:     aclPoliciesSchema(),
-		tableACLTokens:       aclTokensSchema(),
-		tableACLRoles:        aclRolesSchema(),
-		tableVariables:       variablesSchema(),
-		tableRootKeys:        rootKeysSchema(),
-		tablePeriodicLaunch:  periodicLaunchSchema(), // periodic_launch.go
+		tableJobs:                 jobsSchema(),
+		tableNodes:                nodesSchema(),
+		tableAllocs:               allocsSchema(),
+		tableEvals:                evalsSchema(),
+		tableIndex:                indexSchema(),
+		tableJobVersions:          jobVersionsSchema(),
+		tableSchedulerConfig:      schedulerConfigSchema(),
+		tableDeployments:          deploymentsSchema(),
+		tableNamespaces:           namespacesSchema(),
+		tableNodePools:            nodePoolsSchema(),
+		tableACLPolicies:          aclPoliciesSchema(),
+		tableACLTokens:            aclTokensSchema(),
+		tableACLRoles:             aclRolesSchema(),
+		tableVariables:            variablesSchema(),
+		tableRootKeys:             rootKeysSchema(),
+		tablePeriodicLaunch:       periodicLaunchSchema(),       // periodic_launch.go
+		tableServiceRegistrations: serviceRegistrationsSchema(), // service_registrations.go
 	}}
 }
 

@@ -25,6 +25,7 @@ type Dump struct {
 	Variables   []*structs.VariableEncrypted
 	RootKeys    []*structs.RootKeyMeta
 	Periodic    []*structs.PeriodicLaunch
+	Services    []*structs.ServiceRegistration
 	Indexes     []*state.IndexEntry
 }
 
@@ -70,6 +71,8 @@ func DumpState(t testing.TB, st *state.StateStore) Dump {
 	d.RootKeys, err = st.RootKeyMetas(nil)
 	must(err)
 	d.Periodic, err = st.PeriodicLaunches(nil)
+	must(err)
+	d.Services, err = st.ServiceRegistrations(nil, structs.AllNamespaces)
 	must(err)
 	d.Indexes, err = st.Indexes()
 	must(err)
