@@ -27,7 +27,13 @@ func fingerprintNodeNetworks(cfg *Config, r *Result) error {
 	if err != nil {
 		return err
 	}
-	nets = append(nets, hn...)
+	for _, n := range hn { // one entry per device: the default's gains its aliases
+		if n.Device != "" && n.Device == nets[0].Device {
+			nets[0].Addresses = append(nets[0].Addresses, n.Addresses...)
+			continue
+		}
+		nets = append(nets, n)
+	}
 	if cfg.CNI != nil {
 		nets = append(nets, cniNetworks(*cfg.CNI, r)...)
 	}

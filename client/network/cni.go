@@ -55,16 +55,6 @@ func (m *Manager) cniDel(ctx context.Context, rec *Record) error {
 	return nil
 }
 
-// cniCheck runs CNI CHECK: the interfaces, addresses and rules ADD made
-// are still there.
-func (m *Manager) cniCheck(ctx context.Context, rec *Record) error {
-	list, err := libcni.NetworkConfFromBytes(rec.ConfList)
-	if err != nil {
-		return fmt.Errorf("parsing conflist: %w", err)
-	}
-	return m.cni.CheckNetworkList(ctx, list, runtimeConf(rec))
-}
-
 // statusOf picks the interface in the namespace and its first IPv4 (and
 // IPv6) address from a CNI result.
 func statusOf(res types.Result, nsPath string) (*structs.AllocNetworkStatus, error) {

@@ -102,12 +102,6 @@ func (m *Manager) Alive(rec *Record) bool {
 	return rec != nil && rec.Added && IsNamespace(rec.NSPath)
 }
 
-// Check runs CNI CHECK on a live record: the interfaces, addresses and
-// rules ADD made are still there.
-func (m *Manager) Check(ctx context.Context, rec *Record) error {
-	return m.cniCheck(ctx, rec)
-}
-
 // Teardown runs CNI DEL (frees the IPAM lease, portmap and firewall rules)
 // and removes the namespace: its driver's DestroyNetwork when a driver
 // made it (nm must then be that driver's), else the named namespace. It
