@@ -2,6 +2,7 @@ package fingerprint
 
 import (
 	"context"
+	"os"
 	"sort"
 
 	"github.com/nomadish/nomadish/client/network"
@@ -41,11 +42,15 @@ func fingerprintNodeNetworks(cfg *Config, r *Result) error {
 	return nil
 }
 
-// cniNetworks are the bridge and cni/<name> modes this host offers.
+// cniNetworks are the bridge and cni/<name> modes this host offers (none
+// unless the agent runs as root: it could not create namespaces).
 func cniNetworks(c network.Config, r *Result) []*structs.NodeNetworkResource {
 	var out []*structs.NodeNetworkResource
 	for plugin, v := range c.PluginVersions(context.Background()) {
 		r.Attributes["plugins.cni.version."+plugin] = v
+	}
+	if os.Geteuid() != 0 {
+		return nil
 	}
 	if ok, _ := c.BridgeAvailable(); ok {
 		out = append(out, &structs.NodeNetworkResource{Mode: structs.NetworkModeBridge})
