@@ -139,7 +139,7 @@ func TestConfigValidate(t *testing.T) {
 func TestParsePluginVersion(t *testing.T) {
 	for about, want := range map[string]string{
 		"CNI bridge plugin version unknown\nCNI protocol versions supported: 0.1.0, 0.4.0, 1.0.0\n": "1.0.0",
-		"CNI bridge plugin v1.4.0\nCNI protocol versions supported: 0.1.0, 1.0.0\n":                "v1.4.0",
+		"CNI bridge plugin v1.4.0\nCNI protocol versions supported: 0.1.0, 1.0.0\n":                 "v1.4.0",
 		"garbage": "",
 	} {
 		if got := network.ParsePluginVersion(about); got != want {

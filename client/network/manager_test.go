@@ -47,7 +47,9 @@ func testConfig(t *testing.T) network.Config {
 	return cfg
 }
 
-func leaseDir(cfg network.Config) string { return filepath.Join("/var/lib/cni/networks", cfg.BridgeName) }
+func leaseDir(cfg network.Config) string {
+	return filepath.Join("/var/lib/cni/networks", cfg.BridgeName)
+}
 
 // leases lists host-local's lease files (one per address held).
 func leases(t *testing.T, cfg network.Config) []string {
