@@ -74,7 +74,16 @@ func (m *Manager) Setup(ctx context.Context, req Request, nm NamedManager, save 
 		rec.Driver, rec.NSPath, rec.Labels = nm.Driver, spec.Path, spec.Labels
 	} else {
 		rec.NSPath = NamespacePath(req.AllocID)
-		if err := CreateNamespace(rec.NSPath); err != nil {
+		err := CreateNamespace(rec.NSPath)
+		if errors.Is(err, ErrNamespaceExists) {
+			// Left by this client's crash between creating it and
+			// recording it: the allocation is the caller's, so is its
+			// namespace (never another agent's: alloc IDs are unique).
+			if err = DeleteNamespace(rec.NSPath); err == nil {
+				err = CreateNamespace(rec.NSPath)
+			}
+		}
+		if err != nil {
 			return nil, err
 		}
 	}

@@ -214,6 +214,34 @@ func TestNoneAndUserCNIModes(t *testing.T) {
 	}
 }
 
+// TestSetupReplacesUnrecordedNamespace: a namespace of the allocation's
+// name that no record describes (the client crashed right after making
+// it) is replaced, not an error.
+func TestSetupReplacesUnrecordedNamespace(t *testing.T) {
+	needNetAdmin(t)
+	cfg := testConfig(t)
+	m := network.NewManager(cfg)
+	id := "stale-" + randomID()
+	path := network.NamespacePath(id)
+	if err := network.CreateNamespace(path); err != nil {
+		t.Fatal(err)
+	}
+	// A mark in the stale namespace: a dummy interface.
+	if out, err := exec.Command("ip", "-n", network.NamespacePrefix+id, "link", "add", "stale0", "type", "dummy").CombinedOutput(); err != nil {
+		t.Fatalf("marking the stale namespace: %s %v", out, err)
+	}
+	rec, err := m.Setup(context.Background(), network.Request{AllocID: id, Mode: structs.NetworkModeBridge}, network.NamedManager{},
+		func(*network.Record) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Teardown(context.Background(), rec, network.NamedManager{})
+	out, _ := exec.Command("ip", "-n", network.NamespacePrefix+id, "-o", "link").CombinedOutput()
+	if strings.Contains(string(out), "stale0") || !strings.Contains(string(out), "eth0") || rec.Status.Address == "" {
+		t.Fatalf("links %s, status %+v", out, rec.Status)
+	}
+}
+
 func TestSetupFailureCleansUp(t *testing.T) {
 	needNetAdmin(t)
 	cfg := testConfig(t)
