@@ -226,8 +226,9 @@ func TestSetupReplacesUnrecordedNamespace(t *testing.T) {
 	if err := network.CreateNamespace(path); err != nil {
 		t.Fatal(err)
 	}
-	// A mark in the stale namespace: a dummy interface.
-	if out, err := exec.Command("ip", "-n", network.NamespacePrefix+id, "link", "add", "stale0", "type", "dummy").CombinedOutput(); err != nil {
+	t.Cleanup(func() { _ = network.DeleteNamespace(path) })
+	// A mark in the stale namespace: a veth pair of its own.
+	if out, err := exec.Command("ip", "-n", network.NamespacePrefix+id, "link", "add", "stale0", "type", "veth", "peer", "name", "stale1").CombinedOutput(); err != nil {
 		t.Fatalf("marking the stale namespace: %s %v", out, err)
 	}
 	rec, err := m.Setup(context.Background(), network.Request{AllocID: id, Mode: structs.NetworkModeBridge}, network.NamedManager{},
