@@ -28,6 +28,8 @@ func (c *Client) newRunner(a *structs.Allocation, prev *allocrunner.AllocRunner)
 		},
 		// template_vars.go: the templates' nomadVar reads
 		Vars: c.varsFor,
+		// group_network.go: bridge, none and cni/<name> namespaces
+		Network: c.net, NetworkManagerFor: c.networkManagerFor,
 	})
 }
 
@@ -108,6 +110,7 @@ func (c *Client) restoreAllocs() {
 	if len(allocs) > 0 {
 		c.logger.Info("restored allocations", "count", len(allocs))
 	}
+	c.sweepNetworks() // group_network.go
 }
 
 // runner returns the alloc runner of id, or nil.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/nomadish/nomadish/client/allocrunner"
 	"github.com/nomadish/nomadish/client/fingerprint"
+	"github.com/nomadish/nomadish/client/network"
 	"github.com/nomadish/nomadish/client/pluginmgr"
 	"github.com/nomadish/nomadish/client/state"
 	"github.com/nomadish/nomadish/structs"
@@ -28,6 +29,7 @@ type Client struct {
 	logger hclog.Logger
 
 	db      *state.DB
+	net     *network.Manager // group networks (group_network.go)
 	plugins *pluginmgr.Manager
 	batch   *batcher
 	tmpDir  string // dev-mode data dir to remove on Shutdown
@@ -126,6 +128,7 @@ func (c *Client) init() error {
 	if err := c.openState(); err != nil {
 		return err
 	}
+	c.net = network.NewManager(c.cfg.networkConfig()) // group_network.go
 	id, err := loadOrCreateID(filepath.Join(c.clientDir(), "node-id"))
 	if err != nil {
 		return err

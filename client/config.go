@@ -10,6 +10,7 @@ import (
 
 	"github.com/nomadish/nomadish/client/fingerprint"
 	"github.com/nomadish/nomadish/client/getter"
+	"github.com/nomadish/nomadish/client/network"
 	"github.com/nomadish/nomadish/client/pluginmgr"
 	"github.com/nomadish/nomadish/drivers"
 	"github.com/nomadish/nomadish/drivers/base"
@@ -81,6 +82,13 @@ type Config struct {
 	// Artifacts is the artifact block: download limits and isolation of
 	// the tasks' artifacts (nil: getter.DefaultConfig()).
 	Artifacts *getter.Config
+	// Network is the CNI configuration of bridge, none and cni/<name>
+	// group networks (client { bridge_network_name bridge_network_subnet
+	// bridge_network_hairpin_mode cni_path cni_config_dir }; zero values
+	// take network.DefaultXxx); HostNetworks are the host_network blocks
+	// reported in the node's NodeNetworks (group_network.go).
+	Network      network.Config
+	HostNetworks []fingerprint.HostNetwork
 }
 
 var errNoDataDir = errors.New("client: data_dir is required outside dev mode")
@@ -90,6 +98,8 @@ var errNoDataDir = errors.New("client: data_dir is required outside dev mode")
 // is an error naming it.
 func (c *Config) fingerprintConfig(dataDir string) (fingerprint.Config, error) {
 	fc := fingerprint.Config{DataDir: dataDir, Version: c.Version, SysfsRoot: c.SysfsRoot}
+	nc := c.networkConfig() // group_network.go
+	fc.CNI, fc.HostNetworks = &nc, c.HostNetworks
 	var err error
 	if fc.ReservedCores, err = fingerprint.ParseCPUSet(c.ReservedCores); err != nil {
 		return fc, fmt.Errorf("client: reserved cores: %w", err)

@@ -10,7 +10,7 @@ import (
 // imports (CONVENTIONS 20: fakes live in clienttest). Third-party
 // packages are theirs to judge (go-plugin imports testing itself).
 func TestDeps(t *testing.T) {
-	pkgs := []string{".", "./allocdir", "./allocfs", "./allocrunner", "./fingerprint", "./logstream", "./pluginmgr", "./state", "./taskrunner"}
+	pkgs := []string{".", "./allocdir", "./allocfs", "./allocrunner", "./fingerprint", "./logstream", "./network", "./pluginmgr", "./state", "./taskrunner"}
 	args := append([]string{"list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}"}, pkgs...)
 	out, err := exec.Command("go", args...).CombinedOutput()
 	if err != nil {

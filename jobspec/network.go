@@ -1,6 +1,8 @@
 package jobspec
 
 import (
+	"strings"
+
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 
 	"github.com/nomadish/nomadish/internal/hclutil"
@@ -64,9 +66,9 @@ func (p *parser) decodeNetwork(b *hclsyntax.Block) *structs.NetworkResource {
 		},
 		multi: map[string]bool{"port": true},
 	})
-	if a, ok := b.Body.Attributes["mode"]; ok && n.Mode != structs.NetworkModeHost {
+	if a, ok := b.Body.Attributes["mode"]; ok && !knownNetworkMode(n.Mode) {
 		p.errorf(a.Expr.Range(), "Unsupported network mode",
-			"The network mode %q is not supported; nomadish runs tasks in the %q network mode.", n.Mode, structs.NetworkModeHost)
+			"The network mode %q is not supported (host, bridge, none or cni/<name>).", n.Mode)
 	}
 	if n.Mode == "" {
 		n.Mode = structs.NetworkModeHost
@@ -99,4 +101,13 @@ func (p *parser) decodePort(b *hclsyntax.Block) (port structs.Port, isStatic, ok
 		ok = false
 	}
 	return port, isStatic, ok
+}
+
+// knownNetworkMode: host, bridge, none or cni/<name>.
+func knownNetworkMode(m string) bool {
+	switch m {
+	case structs.NetworkModeHost, structs.NetworkModeBridge, structs.NetworkModeNone:
+		return true
+	}
+	return strings.HasPrefix(m, structs.NetworkModeCNIPrefix) && len(m) > len(structs.NetworkModeCNIPrefix)
 }

@@ -56,7 +56,7 @@ func TestParseNetworkErrors(t *testing.T) {
 		{`port "a" { to = -2 }`, `n.hcl:4:23: Invalid to port`},
 		{`port "a" { static = 80 }
       port "b" { static = 80 }`, `n.hcl:5:27: Duplicate static port`},
-		{`mode = "bridge"`, `n.hcl:4:14: Unsupported network mode`},
+		{`mode = "overlay"`, `n.hcl:4:14: Unsupported network mode`},
 		{`port {}`, `n.hcl:4:12: Missing name for port`},
 		{`port "a" { bogus = 1 }`, `n.hcl:4:18: Unsupported argument`},
 	} {

@@ -4,11 +4,14 @@
 #   scripts/setup.sh dev    what `make dev` needs: building and running `agent -dev`
 #                           with its default drivers. That is Go alone: raw_exec and
 #                           exec need nothing else, qemu and docker are enabled only
-#                           when their binaries are already there. Installs nothing.
+#                           when their binaries are already there. Bridge networking
+#                           needs the CNI plugins (containernetworking-plugins, in
+#                           /usr/lib/cni) and iptables: installed when missing.
 #   scripts/setup.sh test   what `make test` needs on top: busybox (static task
 #                           images of the qemu and docker tests), qemu and a kernel
 #                           image (qemu driver tests), iproute2 and iptables (the
-#                           partition test), protoc (`make proto`).
+#                           partition test), protoc (`make proto`), and the CNI
+#                           plugins (bridge networking tests).
 #
 # Idempotent: when everything is present it prints nothing. apt's progress is
 # shown, and a held apt/dpkg lock (unattended-upgrades on a fresh machine) is
@@ -28,6 +31,8 @@ need=()
 case "$target" in
 dev)
 	need_go
+	[ -x /usr/lib/cni/bridge ] || need+=(containernetworking-plugins)
+	command -v iptables >/dev/null 2>&1 || need+=(iptables)
 	;;
 test)
 	need_go
@@ -38,6 +43,8 @@ test)
 	# The partition test puts servers in network namespaces (ip netns, veth, iptables).
 	command -v ip >/dev/null 2>&1 || need+=(iproute2)
 	command -v iptables >/dev/null 2>&1 || need+=(iptables)
+	# Bridge networking: the CNI plugins in /usr/lib/cni.
+	[ -x /usr/lib/cni/bridge ] || need+=(containernetworking-plugins)
 	;;
 *)
 	echo "usage: $0 dev|test" >&2

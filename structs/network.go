@@ -125,8 +125,9 @@ func (tg *TaskGroup) validateNetworks(errs *MultiError) {
 		if n == nil {
 			continue
 		}
-		if n.Mode != "" && n.Mode != NetworkModeHost {
-			errs.Add(fmt.Errorf("group %q: network mode %q is not supported (only %q)", tg.Name, n.Mode, NetworkModeHost))
+		if cni, isCNI := strings.CutPrefix(n.Mode, NetworkModeCNIPrefix); n.Mode != "" && n.Mode != NetworkModeHost &&
+			n.Mode != NetworkModeBridge && n.Mode != NetworkModeNone && (!isCNI || cni == "") {
+			errs.Add(fmt.Errorf("group %q: network mode %q is not supported (host, bridge, none or cni/<name>)", tg.Name, n.Mode))
 		}
 		for _, p := range append(append([]Port(nil), n.ReservedPorts...), n.DynamicPorts...) {
 			if p.Label == "" {

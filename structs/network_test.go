@@ -61,7 +61,8 @@ func TestValidateNetworks(t *testing.T) {
 			`static port 80 already used by port "a"`},
 		{"static out of range", []*NetworkResource{{ReservedPorts: []Port{{Label: "a", Value: 70000}}}}, "out of range"},
 		{"no label", []*NetworkResource{{DynamicPorts: []Port{{}}}}, "port with no label"},
-		{"bridge", []*NetworkResource{{Mode: "bridge"}}, `network mode "bridge" is not supported`},
+		{"unknown mode", []*NetworkResource{{Mode: "overlay"}}, `network mode "overlay" is not supported`},
+		{"cni without a name", []*NetworkResource{{Mode: "cni/"}}, `network mode "cni/" is not supported`},
 		{"two networks", []*NetworkResource{{}, {}}, "only one network block"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

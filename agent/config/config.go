@@ -144,6 +144,10 @@ type ClientConfig struct {
 	Artifact ArtifactConfig
 	// HostVolumes are the host_volume blocks (host_volumes.go).
 	HostVolumes []HostVolume
+	// Network is the bridge and CNI keys, HostNetworks the host_network
+	// blocks (network.go).
+	Network      NetworkConfig
+	HostNetworks []HostNetwork
 }
 
 // ACLConfig is the acl block, Nomad's keys: enabled turns token checks

@@ -115,6 +115,8 @@ func (d *decoder) body(body *hclsyntax.Body, prefix string) {
 			d.body(b.Body, key+".")
 		case key == "client.host_volume":
 			d.hostVolume(b) // host_volumes.go
+		case key == "client.host_network":
+			d.hostNetwork(b) // network.go
 		case key == "plugin" && len(b.Labels) == 1:
 			d.plugin(b)
 		case key == "plugin":
@@ -151,7 +153,7 @@ func (d *decoder) names(prefix string) []string {
 	for key := range sectionBlocks {
 		add(key)
 	}
-	for _, key := range []string{"plugin", "client.host_volume", "client.meta", "client.reserved", "server.server_join", "server.client_introduction"} {
+	for _, key := range []string{"plugin", "client.host_volume", "client.host_network", "client.meta", "client.reserved", "server.server_join", "server.client_introduction"} {
 		add(key)
 	}
 	return out

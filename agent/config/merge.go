@@ -16,7 +16,7 @@ type field struct {
 
 // fields lists every keyed field of c; LoadFile, Merge and Validate share it.
 func (c *Config) fields() []field {
-	return append(append(c.limitsFields(), c.artifactFields()...), []field{
+	return append(append(append(c.limitsFields(), c.artifactFields()...), c.networkFields()...), []field{
 		{"name", &c.Name}, {"region", &c.Region}, {"datacenter", &c.Datacenter},
 		{"data_dir", &c.DataDir}, {"bind_addr", &c.BindAddr}, {"log_level", &c.LogLevel},
 		{"advertise.http", &c.Advertise.HTTP}, {"advertise.rpc", &c.Advertise.RPC}, {"advertise.serf", &c.Advertise.Serf},
@@ -86,6 +86,7 @@ func (c *Config) Merge(o *Config) *Config {
 		out.Plugins[name] = mergePlugin(out.Plugins[name], p)
 	}
 	out.Client.HostVolumes = mergeHostVolumes(c.Client.HostVolumes, o.Client.HostVolumes)
+	out.Client.HostNetworks = mergeHostNetworks(c.Client.HostNetworks, o.Client.HostNetworks) // network.go
 	out.DevMode = c.DevMode || o.DevMode
 	return out
 }
@@ -97,6 +98,7 @@ func (c *Config) Copy() *Config {
 	out.Server.StartJoin, out.Server.RetryJoin = slices.Clone(c.Server.StartJoin), slices.Clone(c.Server.RetryJoin)
 	out.Client.Meta = maps.Clone(c.Client.Meta)
 	out.Client.HostVolumes = slices.Clone(c.Client.HostVolumes)
+	out.Client.HostNetworks = slices.Clone(c.Client.HostNetworks)
 	out.Server.ClientIntroTokens = slices.Clone(c.Server.ClientIntroTokens)
 	out.Plugins = make(map[string]*PluginConfig, len(c.Plugins))
 	for name, p := range c.Plugins {

@@ -62,6 +62,7 @@ func (c *Config) Validate() error {
 	c.validateLimits(bad)
 	c.validateArtifact(bad) // artifact.go
 	c.validateHostVolumes(bad)
+	c.validateNetwork(bad) // network.go
 	if len(errs) == 0 {
 		return nil
 	}

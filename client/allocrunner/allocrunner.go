@@ -12,8 +12,10 @@ import (
 
 	"github.com/nomadish/nomadish/client/allocdir"
 	"github.com/nomadish/nomadish/client/getter"
+	"github.com/nomadish/nomadish/client/network"
 	"github.com/nomadish/nomadish/client/taskrunner"
 	"github.com/nomadish/nomadish/client/template"
+	"github.com/nomadish/nomadish/drivers/base"
 	"github.com/nomadish/nomadish/structs"
 )
 
@@ -54,6 +56,12 @@ type Config struct {
 	// Vars returns the variable reader of one task (its workload identity's
 	// paths) for its templates; nil: templates cannot read variables.
 	Vars func(allocID, task string) template.VarReader
+	// Network sets up the group's namespace for bridge, none and cni
+	// modes (network_hook.go; nil: such groups fail). NetworkManagerFor
+	// returns the driver's base.NetworkManager when the named driver
+	// creates namespaces itself (docker); nil: none does.
+	Network           Networker
+	NetworkManagerFor func(driver string) (base.NetworkManager, bool)
 }
 
 // AllocRunner runs one allocation. Methods are safe from any goroutine.
@@ -84,8 +92,9 @@ type AllocRunner struct {
 	lcKilled  map[string]bool // tasks killed by the lifecycle rules; guarded by mu
 	stopOnce  sync.Once       // the desired stop runs once (lifecycle_hooks.go)
 	killOnce  sync.Once
-	killCh    chan struct{} // closed by Kill: cuts a shutdown delay short
-	started   bool          // Run started the task runners; guarded by mu
+	killCh    chan struct{}   // closed by Kill: cuts a shutdown delay short
+	started   bool            // Run started the task runners; guarded by mu
+	netRec    *network.Record // the group network (network_hook.go); guarded by mu
 }
 
 // New returns an alloc runner; it restores its tasks' states from cfg.State
@@ -176,6 +185,9 @@ func (ar *AllocRunner) run() {
 	if err := ar.dir.Build(names); err != nil {
 		ar.logger.Error("building alloc dir", "error", err)
 		ar.failAll(err)
+	} else if err := ar.setupNetwork(); err != nil { // network_hook.go
+		ar.logger.Error("setting up the group network", "error", err)
+		ar.failAll(err)
 	}
 	ar.mu.Lock()
 	runners := make([]*taskrunner.TaskRunner, 0, len(ar.tasks))
@@ -201,6 +213,9 @@ func (ar *AllocRunner) run() {
 	go func() {
 		for _, tr := range runners {
 			<-tr.WaitCh()
+		}
+		if !ar.isDetached() {
+			ar.releaseNetwork() // network_hook.go: every task is dead
 		}
 		ar.sendUpdate()
 		close(ar.waitCh)

@@ -64,7 +64,15 @@ func (ar *AllocRunner) sendUpdate() {
 		ID: a.ID, NodeID: a.NodeID, ClientStatus: a.ClientStatus,
 		ClientDescription: a.ClientDescription, TaskStates: a.TaskStates,
 		DeploymentID: deploymentID, DeploymentStatus: health,
+		NetworkStatus: ar.networkStatus(), // network_hook.go
 	})
+}
+
+// isDetached reports whether Shutdown detached the runner.
+func (ar *AllocRunner) isDetached() bool {
+	ar.mu.Lock()
+	defer ar.mu.Unlock()
+	return ar.detached
 }
 
 // Update takes a newer version of the allocation from the server; a

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 
+	"github.com/nomadish/nomadish/client/network"
 	"github.com/nomadish/nomadish/structs"
 )
 
@@ -36,6 +37,13 @@ type Config struct {
 	Hostname func() (string, error)
 	// InterfaceAddrs returns the machine's addresses (default net.InterfaceAddrs).
 	InterfaceAddrs func() ([]net.Addr, error)
+	// Interfaces lists the interfaces host networks are matched against
+	// (default Interfaces); HostNetworks are the client's host_network
+	// blocks; CNI, when set, is the client's CNI config: bridge and
+	// cni/<name> modes are fingerprinted (network_modes.go).
+	Interfaces   func() ([]Iface, error)
+	HostNetworks []HostNetwork
+	CNI          *network.Config
 }
 
 // Result is the fingerprinted node data.
@@ -66,6 +74,9 @@ func Fingerprint(cfg Config) (*Result, error) {
 	}
 	fingerprintHost(&cfg, r)
 	fingerprintNetwork(&cfg, r)
+	if err := fingerprintNodeNetworks(&cfg, r); err != nil { // network_modes.go
+		return nil, err
+	}
 	if err := fingerprintDisk(&cfg, r); err != nil {
 		return nil, err
 	}

@@ -16,6 +16,13 @@ import (
 //	NOMAD_PORT_<label>, NOMAD_ALLOC_PORT_<label> the port the task listens on:
 //	                                          `to` when set, else the host port
 //
+// and, when the group has its own network namespace (bridge, cni: the
+// client reported its address in NetworkStatus), as Nomad:
+//
+//	NOMAD_ALLOC_INTERFACE_<label>             the interface inside (eth0)
+//	NOMAD_ALLOC_IP_<label>                    the allocation's address
+//	NOMAD_ALLOC_ADDR_<label>                  that address:the task's port
+//
 // Characters of a label that are not valid in a variable name become "_".
 func portEnv(env map[string]string, alloc *structs.Allocation) {
 	ar := alloc.AllocatedResources
@@ -37,6 +44,11 @@ func portEnv(env map[string]string, alloc *structs.Allocation) {
 		}
 		env["NOMAD_PORT_"+label] = task
 		env["NOMAD_ALLOC_PORT_"+label] = task
+		if ns := alloc.NetworkStatus; ns != nil && ns.Address != "" {
+			env["NOMAD_ALLOC_INTERFACE_"+label] = ns.InterfaceName
+			env["NOMAD_ALLOC_IP_"+label] = ns.Address
+			env["NOMAD_ALLOC_ADDR_"+label] = net.JoinHostPort(ns.Address, task)
+		}
 	}
 }
 

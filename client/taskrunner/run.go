@@ -115,7 +115,9 @@ func (tr *TaskRunner) taskConfig() *base.TaskConfig {
 	if tr.cfg.Node != nil {
 		node = tr.cfg.Node()
 	}
-	cfg := BuildTaskConfig(id, tr.alloc(), tr.cfg.Task, tr.cfg.AllocDir, tr.cfg.Region, tr.cfg.Datacenter, node)
+	alloc, netIso := tr.withNetwork(tr.alloc()) // network.go
+	cfg := BuildTaskConfig(id, alloc, tr.cfg.Task, tr.cfg.AllocDir, tr.cfg.Region, tr.cfg.Datacenter, node)
+	cfg.Network = netIso
 	if extra := tr.hookEnvSnapshot(); len(extra) > 0 {
 		for k, v := range cfg.Env {
 			extra[k] = v // the task's env and NOMAD_* win over a hook's

@@ -81,6 +81,7 @@ type TaskRunner struct {
 	restart RestartState
 	updated *structs.Allocation          // newest alloc from Update (update.go), nil: cfg.Alloc
 	hookEnv map[string]map[string]string // per prestart hook, its env additions (hooks.go)
+	network groupNetwork                 // the group's namespace (network.go)
 
 	artifacts artifactState     // fetched artifacts, guarded by mu (artifact_hook.go)
 	templates *template.Manager // built by the template hook on Run's goroutine (template_hook.go)

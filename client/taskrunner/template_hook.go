@@ -94,7 +94,8 @@ func (tr *TaskRunner) newTemplateManager() *template.Manager {
 
 // templateEnv is the task's environment as its templates see it.
 func (tr *TaskRunner) templateEnv() map[string]string {
-	return BuildEnv(tr.alloc(), tr.cfg.Task, tr.cfg.AllocDir, tr.cfg.Region, tr.cfg.Datacenter, tr.nodeValues())
+	alloc, _ := tr.withNetwork(tr.alloc()) // network.go: NOMAD_ALLOC_IP_*
+	return BuildEnv(alloc, tr.cfg.Task, tr.cfg.AllocDir, tr.cfg.Region, tr.cfg.Datacenter, tr.nodeValues())
 }
 
 func (tr *TaskRunner) nodeValues() map[string]string {

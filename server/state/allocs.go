@@ -53,6 +53,9 @@ func upsertAllocsTxn(txn *memdb.Txn, index uint64, allocs []*structs.Allocation,
 			a.ClientStatus = old.ClientStatus
 			a.ClientDescription = old.ClientDescription
 			a.TaskStates = old.TaskStates
+			if a.NetworkStatus == nil {
+				a.NetworkStatus = old.NetworkStatus
+			}
 			if a.Job == nil {
 				a.Job = old.Job
 			}
@@ -164,6 +167,9 @@ func (s *StateStore) UpdateAllocsFromClient(index uint64, allocs []*structs.Allo
 		}
 		if upd.TaskStates != nil {
 			a.TaskStates = upd.TaskStates
+		}
+		if upd.NetworkStatus != nil { // the client's bridge/CNI network
+			a.NetworkStatus = upd.NetworkStatus
 		}
 		if err := mergeClientHealth(txn, index, old, a, upd); err != nil {
 			return err
