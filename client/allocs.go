@@ -28,6 +28,8 @@ func (c *Client) newRunner(a *structs.Allocation, prev *allocrunner.AllocRunner)
 		},
 		// template_vars.go: the templates' nomadVar reads
 		Vars: c.varsFor,
+		// service_registrar.go: services registered, their checks run
+		Services: c.newServices,
 	})
 }
 

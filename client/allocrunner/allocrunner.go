@@ -54,6 +54,9 @@ type Config struct {
 	// Vars returns the variable reader of one task (its workload identity's
 	// paths) for its templates; nil: templates cannot read variables.
 	Vars func(allocID, task string) template.VarReader
+	// Services builds the service hook (services.go); nil: services are
+	// neither registered nor checked.
+	Services ServicesFactory
 }
 
 // AllocRunner runs one allocation. Methods are safe from any goroutine.
@@ -86,6 +89,7 @@ type AllocRunner struct {
 	killOnce  sync.Once
 	killCh    chan struct{} // closed by Kill: cuts a shutdown delay short
 	started   bool          // Run started the task runners; guarded by mu
+	svc       Services      // the service hook (services.go); nil without services; set by New
 }
 
 // New returns an alloc runner; it restores its tasks' states from cfg.State
@@ -115,6 +119,9 @@ func New(cfg Config) (*AllocRunner, error) {
 		if err := ar.addTask(task); err != nil {
 			return nil, err
 		}
+	}
+	if cfg.Services != nil {
+		ar.svc = cfg.Services(cfg.Alloc, ar.taskControl, ar.notifyHealth)
 	}
 	return ar, nil
 }
@@ -202,6 +209,7 @@ func (ar *AllocRunner) run() {
 		for _, tr := range runners {
 			<-tr.WaitCh()
 		}
+		ar.stopServices() // services.go
 		ar.sendUpdate()
 		close(ar.waitCh)
 	}()

@@ -17,16 +17,17 @@ type Spec struct {
 	Task    string // the task of a task-level service; "" for a group service
 	Service string
 	Checker Checker
-	// Restart is the check_restart watch of the task the check restarts
-	// (nil: none); the Runner owns it once started.
-	Restart *RestartWatch
+	// Restart is the check_restart watch of RestartTask, the task the
+	// check restarts (nil: none); the Runner owns it once started.
+	Restart     *RestartWatch
+	RestartTask string
 }
 
 // ResultFunc hears each result of a check, from the check's goroutine:
 // status is the reported status, restart whether check_restart asks for
-// the task's restart now. It must not call the Runner's Stop for the same
-// check (it would wait for itself).
-type ResultFunc func(s Spec, status string, restart bool)
+// the task's restart now. ctx ends when the check is stopped. It must not
+// call the Runner's Stop for the same check (it would wait for itself).
+type ResultFunc func(ctx context.Context, s Spec, status string, restart bool)
 
 // Runner runs checks, each in its own goroutine every interval, and keeps
 // their latest results. Methods are safe from any goroutine.
@@ -164,7 +165,7 @@ func (r *Runner) loop(ctx context.Context, s Spec, tr *Tracker, done chan struct
 		r.mu.Unlock()
 		restart := s.Restart.Observe(status, r.now())
 		if r.onResult != nil {
-			r.onResult(s, status, restart)
+			r.onResult(ctx, s, status, restart)
 		}
 		t.Reset(interval)
 	}

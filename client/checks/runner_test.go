@@ -30,7 +30,7 @@ type event struct {
 
 func TestRunnerResultsAndRestart(t *testing.T) {
 	events := make(chan event, 100)
-	r := NewRunner(func(s Spec, status string, restart bool) { events <- event{status, restart} }, nil)
+	r := NewRunner(func(_ context.Context, s Spec, status string, restart bool) { events <- event{status, restart} }, nil)
 	c := &structs.ServiceCheck{Name: "alive", Type: "http", Interval: time.Millisecond, Timeout: time.Second,
 		CheckRestart: &structs.CheckRestart{Limit: 2}}
 	spec := Spec{ID: "id1", Check: c, Group: "g", Task: "t", Service: "web",
