@@ -85,7 +85,7 @@ func hookAlloc() *structs.Allocation {
 	a := testAlloc()
 	a.Job = &structs.Job{ID: "j", TaskGroups: []*structs.TaskGroup{{Name: "g",
 		Services: []*structs.Service{{Name: "web", PortLabel: "http", Tags: []string{"live"}, CanaryTags: []string{"canary"}}},
-		Tasks: []*structs.Task{{Name: "t", Services: []*structs.Service{{Name: "api", PortLabel: "raw"}}}}}}}
+		Tasks:    []*structs.Task{{Name: "t", Services: []*structs.Service{{Name: "api", PortLabel: "raw"}}}}}}}
 	a.DeploymentStatus = &structs.AllocDeploymentStatus{Canary: true}
 	return a
 }
