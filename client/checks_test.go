@@ -135,3 +135,58 @@ func TestServiceChecksRegisterAndRestart(t *testing.T) {
 		return len(srv.Services()) == 0 && srv.ServiceCalls(structs.ServiceRegistrationDeleteByAllocID) > 0
 	})
 }
+
+// A client restart keeps the registration and runs the checks again; an
+// allocation stopped while the client was down is deregistered when the
+// client comes back.
+func TestServiceChecksAcrossClientRestart(t *testing.T) {
+	if _, err := os.Stat("/bin/busybox"); err != nil {
+		t.Skip("busybox is not installed (scripts/setup.sh installs it)")
+	}
+	srv := clienttest.NewFakeServer()
+	defer srv.Close()
+	dataDir, dir := t.TempDir(), t.TempDir()
+	for _, f := range []string{"ok", "script-ok"} {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte("fine\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := rawExecClient(t, srv, dataDir)
+	waitFor(t, "registration", func() bool { return srv.Node(c.NodeID()) != nil })
+	srv.AddAlloc(checkedAlloc(c.NodeID(), "r1", dir, freePort(t)))
+	passing := func(c interface {
+		AllocChecks(string) (map[string]*structs.CheckQueryResult, error)
+	}) bool {
+		res, err := c.AllocChecks("r1")
+		if err != nil || len(res) != 2 {
+			return false
+		}
+		for _, r := range res {
+			if r.Status != structs.CheckPassing {
+				return false
+			}
+		}
+		return true
+	}
+	waitFor(t, "checks passing", func() bool { return passing(c) })
+	if err := c.Shutdown(); err != nil {
+		t.Fatal(err)
+	}
+	if len(srv.Services()) != 1 || srv.ServiceCalls(structs.ServiceRegistrationDeleteByAllocID) != 0 {
+		t.Fatalf("a client shutdown deregistered: %v", srv.Services())
+	}
+
+	c2 := rawExecClient(t, srv, dataDir)
+	waitFor(t, "checks passing after the restart", func() bool { return passing(c2) })
+	if err := c2.Shutdown(); err != nil {
+		t.Fatal(err)
+	}
+
+	srv.StopAlloc("r1") // while the client is down
+	c3 := rawExecClient(t, srv, dataDir)
+	defer c3.Shutdown()
+	waitFor(t, "deregistered after the restart", func() bool {
+		return len(srv.Services()) == 0 && srv.ServiceCalls(structs.ServiceRegistrationDeleteByAllocID) > 0
+	})
+	waitFor(t, "stopped", func() bool { return status(srv, "r1") == structs.AllocClientStatusComplete })
+}

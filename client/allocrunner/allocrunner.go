@@ -214,6 +214,7 @@ func (ar *AllocRunner) run() {
 		close(ar.waitCh)
 	}()
 	ar.sendUpdate()
+	ar.syncServices() // services.go: re-attached tasks get their checks back
 	ar.startHealthWatch()
 }
 
