@@ -138,6 +138,8 @@ func (s *httpServer) routes() {
 	s.fsRoutes(h) // http_fs.go
 	h("GET /v1/client/allocation/{id}/exec", s.clientRoute("id", acl.NamespaceCapabilityAllocExec, s.allocExec))
 	h("GET /v1/client/allocation/{id}/stats", s.clientRoute("id", acl.NamespaceCapabilityReadJob, s.allocStats))
+	h("GET /v1/client/allocation/{id}/checks", s.clientRoute("id", acl.NamespaceCapabilityReadJob, s.allocChecks))
+	h("GET /v1/allocation/{id}/checks", s.clientRoute("id", acl.NamespaceCapabilityReadJob, s.allocChecks))
 	h("GET /v1/client/allocation/{id}/snapshot", s.snapshotRoute(s.allocSnapshot)) // read-fs or a migrate token
 	for _, m := range []string{"PUT", "POST"} {
 		h(m+" /v1/client/allocation/{id}/signal", s.clientRoute("id", acl.NamespaceCapabilityAllocLifecycle, s.allocSignal))

@@ -97,6 +97,8 @@ var routeNeeds = func() map[string]routeNeed {
 	}
 	m["GET /v1/client/allocation/{id}/exec"] = objectNeed(acl.NamespaceCapabilityAllocExec)
 	m["GET /v1/client/allocation/{id}/stats"] = objectNeed(read)
+	m["GET /v1/client/allocation/{id}/checks"] = objectNeed(read)                 // http_alloc_checks.go
+	m["GET /v1/allocation/{id}/checks"] = objectNeed(read)                        // http_alloc_checks.go
 	m["GET /v1/client/allocation/{id}/snapshot"] = routeNeed{needMigrate, readFS} // http_alloc_snapshot.go
 	writes("/v1/client/allocation/{id}/signal", objectNeed(life))
 	writes("/v1/client/allocation/{id}/restart", objectNeed(life))

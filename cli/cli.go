@@ -64,6 +64,7 @@ func commands() []command {
 		{name: "alloc signal", synopsis: "Send a signal to the tasks of an allocation", run: allocSignalCommand},
 		{name: "alloc restart", synopsis: "Restart the running tasks of an allocation in place", run: allocRestartCommand},
 		{name: "alloc stop", synopsis: "Stop an allocation and have it replaced", run: allocStopCommand},
+		{name: "alloc checks", synopsis: "Display the latest results of an allocation's service checks", run: allocChecksCommand},
 		{name: "node status", synopsis: "Display status information about nodes", run: nodeStatusCommand},
 		{name: "node drain", synopsis: "Drain a node: migrate its allocations elsewhere", run: nodeDrainCommand},
 		{name: "node eligibility", synopsis: "Toggle a node's scheduling eligibility", run: nodeEligibilityCommand},

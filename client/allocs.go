@@ -30,6 +30,8 @@ func (c *Client) newRunner(a *structs.Allocation, prev *allocrunner.AllocRunner)
 		Vars: c.varsFor,
 		// group_network.go: bridge, none and cni/<name> namespaces
 		Network: c.net, NetworkManagerFor: c.networkManagerFor,
+		// service_registrar.go: services registered, their checks run
+		Services: c.newServices,
 	})
 }
 

@@ -62,6 +62,9 @@ type Config struct {
 	// creates namespaces itself (docker); nil: none does.
 	Network           Networker
 	NetworkManagerFor func(driver string) (base.NetworkManager, bool)
+	// Services builds the service hook (services.go); nil: services are
+	// neither registered nor checked.
+	Services ServicesFactory
 }
 
 // AllocRunner runs one allocation. Methods are safe from any goroutine.
@@ -95,6 +98,7 @@ type AllocRunner struct {
 	killCh    chan struct{}   // closed by Kill: cuts a shutdown delay short
 	started   bool            // Run started the task runners; guarded by mu
 	netRec    *network.Record // the group network (network_hook.go); guarded by mu
+	svc       Services        // the service hook (services.go); nil without services; set by New
 }
 
 // New returns an alloc runner; it restores its tasks' states from cfg.State
@@ -124,6 +128,9 @@ func New(cfg Config) (*AllocRunner, error) {
 		if err := ar.addTask(task); err != nil {
 			return nil, err
 		}
+	}
+	if cfg.Services != nil {
+		ar.svc = cfg.Services(cfg.Alloc, ar.taskControl, ar.notifyHealth)
 	}
 	return ar, nil
 }
@@ -214,6 +221,7 @@ func (ar *AllocRunner) run() {
 		for _, tr := range runners {
 			<-tr.WaitCh()
 		}
+		ar.stopServices() // services.go
 		if !ar.isDetached() {
 			ar.releaseNetwork() // network_hook.go: every task is dead
 		}
@@ -221,6 +229,7 @@ func (ar *AllocRunner) run() {
 		close(ar.waitCh)
 	}()
 	ar.sendUpdate()
+	ar.syncServices() // services.go: re-attached tasks get their checks back
 	ar.startHealthWatch()
 }
 

@@ -3,6 +3,7 @@ package allocrunner
 import (
 	"time"
 
+	"github.com/nomadish/nomadish/client/checks"
 	"github.com/nomadish/nomadish/structs"
 )
 
@@ -14,13 +15,21 @@ type Health struct {
 	RecheckAt time.Time
 }
 
-// HealthAt decides an allocation's deployment health from its task states,
-// the update block's task_states check (nomadish has no service checks:
-// "checks" is the same): healthy once every task has run for
-// MinHealthyTime since the watch began (a restart starts the wait over);
-// unhealthy when a task failed or finished, or HealthyDeadline passed
-// since the watch began first.
+// HealthAt decides an allocation's deployment health from its task states
+// alone (health_check "task_states", or a group without checks): healthy
+// once every task has run for MinHealthyTime since the watch began (a
+// restart starts the wait over); unhealthy when a task failed or finished,
+// or HealthyDeadline passed since the watch began first.
 func HealthAt(states map[string]*structs.TaskState, tasks int, up *structs.UpdateStrategy, since, now time.Time) Health {
+	return HealthWithChecks(states, tasks, up, nil, since, now)
+}
+
+// HealthWithChecks is HealthAt with the allocation's checks: under
+// health_check "checks" (the default) the allocation is healthy only once
+// its tasks run and every check counted (ChecksHealthy) passes, both for
+// MinHealthyTime; failing checks never decide unhealthy by themselves,
+// HealthyDeadline does. Pure: now is passed in.
+func HealthWithChecks(states map[string]*structs.TaskState, tasks int, up *structs.UpdateStrategy, cks []checks.Health, since, now time.Time) Health {
 	deadline := time.Time{}
 	if up.HealthyDeadline > 0 {
 		deadline = since.Add(up.HealthyDeadline)
@@ -39,6 +48,14 @@ func HealthAt(states map[string]*structs.TaskState, tasks int, up *structs.Updat
 			}
 		}
 	}
+	if up.HealthCheck != structs.UpdateHealthCheckTaskStates {
+		ok, passingSince := ChecksHealthy(cks)
+		if !ok {
+			allRunning = false
+		} else if passingSince.After(runningSince) {
+			runningSince = passingSince
+		}
+	}
 	if allRunning && !now.Before(runningSince.Add(up.MinHealthyTime)) {
 		return Health{Decided: true, Healthy: true}
 	}
@@ -52,6 +69,29 @@ func HealthAt(states map[string]*structs.TaskState, tasks int, up *structs.Updat
 		}
 	}
 	return Health{RecheckAt: next}
+}
+
+// ChecksHealthy reports whether the checks let the allocation be healthy,
+// and since when: every check whose on_update is require_healthy passes,
+// with ignore_warnings a warning counts as passing, ignore checks are not
+// counted. since is when the last of them began passing; no counted
+// checks: true and the zero time.
+func ChecksHealthy(cks []checks.Health) (bool, time.Time) {
+	var since time.Time
+	for _, c := range cks {
+		switch {
+		case c.OnUpdate == structs.OnUpdateIgnore:
+			continue
+		case c.Status == structs.CheckPassing:
+		case c.Status == structs.CheckWarning && c.OnUpdate == structs.OnUpdateIgnoreWarn:
+		default:
+			return false, time.Time{}
+		}
+		if c.Since.After(since) {
+			since = c.Since
+		}
+	}
+	return true, since
 }
 
 // healthWatch is the update block the alloc's health is watched under, or
@@ -120,7 +160,7 @@ func (ar *AllocRunner) watchHealth(deploymentID string, up *structs.UpdateStrate
 // the watch is over (decided, or the alloc moved to another deployment).
 func (ar *AllocRunner) decideHealth(deploymentID string, up *structs.UpdateStrategy, tasks int, since time.Time) (Health, bool) {
 	states, n := healthStates(ar.currentGroup(), ar.TaskStates()) // lifecycle_hooks.go
-	h := HealthAt(states, min(n, tasks), up, since, time.Now())
+	h := HealthWithChecks(states, min(n, tasks), up, ar.checkHealth(), since, time.Now())
 	if !h.Decided {
 		return h, false
 	}

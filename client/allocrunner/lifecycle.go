@@ -47,6 +47,7 @@ func (ar *AllocRunner) AllocDir() *allocdir.AllocDir { return ar.dir }
 // lifecycle_hooks.go) and reports the allocation's new client state.
 func (ar *AllocRunner) taskStateUpdated() {
 	ar.advanceLifecycle()
+	ar.syncServices() // services.go
 	ar.notifyHealth()
 	ar.sendUpdate()
 }
@@ -87,6 +88,7 @@ func (ar *AllocRunner) Update(alloc *structs.Allocation) {
 		}
 	}
 	if alloc.TerminalStatus() {
+		ar.syncServices() // deregistered before the tasks are stopped
 		ar.mu.Lock()
 		started := ar.started
 		ar.mu.Unlock()
@@ -106,6 +108,7 @@ func (ar *AllocRunner) Update(alloc *structs.Allocation) {
 	for _, tr := range runners {
 		tr.Update(alloc) // an in-place update: new cpu/memory reach the running task
 	}
+	ar.syncServices() // services.go: canary tags dropped on promotion
 	ar.startHealthWatch()
 }
 

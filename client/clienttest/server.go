@@ -28,6 +28,7 @@ type FakeServer struct {
 	allocs     map[string]*structs.Allocation
 	updates    [][]*structs.Allocation
 	fail       map[string]error
+	services   fakeServices  // server_services.go
 	closed     chan struct{} // closed by Close: blocking queries return
 	closeOnce  sync.Once
 }
@@ -77,6 +78,8 @@ func (s *FakeServer) RPC(method string, args, reply any) error {
 		return s.getAllocs(args.(*structs.AllocsGetRequest), reply.(*structs.AllocsGetResponse))
 	case structs.NodeUpdateAllocRPC:
 		return s.updateAlloc(args.(*structs.AllocUpdateRequest))
+	case structs.ServiceRegistrationUpsertRPC, structs.ServiceRegistrationDeleteByIDRPC, structs.ServiceRegistrationDeleteByAllocID:
+		return s.serviceRPC(method, args) // server_services.go
 	}
 	return fmt.Errorf("fake server: unknown method %q", method)
 }

@@ -14,6 +14,9 @@ import (
 type restartReq struct {
 	taskID string
 	reply  chan error // cap 1
+	// check names the check of a check_restart (check_restart.go); ""
+	// for a user restart.
+	check string
 }
 
 // userRestart is the state of user-requested restarts. ch is made by New;
@@ -34,11 +37,18 @@ type userRestart struct {
 // ErrTaskNotRunning when the task is not running (dead, pending, between
 // restarts, or it exited before the request reached the runner).
 func (tr *TaskRunner) Restart(ctx context.Context) error {
+	return tr.requestRestart(ctx, "")
+}
+
+// requestRestart hands a restart request for the running instance to Run's
+// goroutine (check: the check of a check_restart, "" : a user restart)
+// and waits for the instance to exit.
+func (tr *TaskRunner) requestRestart(ctx context.Context, check string) error {
 	h := tr.Handle()
 	if h == nil || h.Config == nil || tr.State().State != structs.TaskStateRunning {
 		return ErrTaskNotRunning
 	}
-	req := restartReq{taskID: h.Config.ID, reply: make(chan error, 1)}
+	req := restartReq{taskID: h.Config.ID, reply: make(chan error, 1), check: check}
 	select {
 	case tr.userRestart.ch <- req:
 	case <-tr.waitCh:
@@ -66,14 +76,20 @@ func (tr *TaskRunner) restartKill(h *base.TaskHandle, ch <-chan *base.ExitResult
 		req.reply <- ErrTaskNotRunning
 		return nil
 	}
+	reason := structs.TaskRestartRunningReason
+	if req.check != "" {
+		reason = checkRestartReason(req.check)
+	}
 	ev := structs.NewTaskEvent(structs.TaskRestartSignal, tr.now())
-	ev.RestartReason = structs.TaskRestartRunningReason
-	tr.emit(ev, structs.TaskRestartRunningReason, nil)
+	ev.RestartReason = reason
+	tr.emit(ev, reason, nil)
 	timeout := tr.cfg.Task.KillTimeout
 	if timeout <= 0 {
 		timeout = structs.DefaultKillTimeout
 	}
-	tr.userRestart.pending = true
+	// A user restart starts again outside the restart policy; a
+	// check_restart's exit goes through it (afterExit).
+	tr.userRestart.pending = req.check == ""
 	if err := tr.cfg.Driver.StopTask(h.Config.ID, timeout, tr.cfg.Task.KillSignal); err != nil {
 		tr.logger.Warn("stopping task for restart", "error", err)
 	}

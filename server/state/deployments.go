@@ -249,6 +249,9 @@ func (s *StateStore) UpdateDeploymentPromotion(index uint64, req *structs.Deploy
 	if err := upsertDeploymentTxn(txn, index, d); err != nil {
 		return err
 	}
+	if err := clearPromotedCanariesTxn(txn, index, d, c); err != nil {
+		return err
+	}
 	if req.Eval != nil {
 		req.Eval.JobModifyIndex = index
 		if err := upsertEvalsTxn(txn, index, []*structs.Evaluation{req.Eval}, c); err != nil {
@@ -256,6 +259,37 @@ func (s *StateStore) UpdateDeploymentPromotion(index uint64, req *structs.Deploy
 		}
 	}
 	return s.commit(txn, index, c)
+}
+
+// clearPromotedCanariesTxn clears the Canary mark of the placed canaries of
+// d's promoted groups, as Nomad does on promotion: their clients see the
+// change (AllocModifyIndex) and register their services with the normal
+// tags instead of the canary_tags.
+func clearPromotedCanariesTxn(txn *memdb.Txn, index uint64, d *structs.Deployment, c *changes) error {
+	for _, st := range d.TaskGroups {
+		if !st.Promoted {
+			continue
+		}
+		for _, id := range st.PlacedCanaries {
+			raw, err := txn.First(tableAllocs, "id", id)
+			if err != nil {
+				return fmt.Errorf("looking up canary %q: %w", id, err)
+			}
+			if raw == nil || !raw.(*structs.Allocation).DeploymentStatus.IsCanary() {
+				continue
+			}
+			a := *raw.(*structs.Allocation) // shallow: only the deployment status changes
+			ds := *a.DeploymentStatus
+			ds.Canary, ds.ModifyIndex = false, index
+			a.DeploymentStatus = &ds
+			a.ModifyIndex, a.AllocModifyIndex = index, index
+			if err := txn.Insert(tableAllocs, &a); err != nil {
+				return fmt.Errorf("promoting canary %q: %w", id, err)
+			}
+			c.touchJob(a.Namespace, a.JobID)
+		}
+	}
+	return setIndex(txn, tableAllocs, index)
 }
 
 // DeploymentByID returns a deployment or nil.
