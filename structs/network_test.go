@@ -61,7 +61,17 @@ func TestValidateNetworks(t *testing.T) {
 			`static port 80 already used by port "a"`},
 		{"static out of range", []*NetworkResource{{ReservedPorts: []Port{{Label: "a", Value: 70000}}}}, "out of range"},
 		{"no label", []*NetworkResource{{DynamicPorts: []Port{{}}}}, "port with no label"},
-		{"bridge", []*NetworkResource{{Mode: "bridge"}}, `network mode "bridge" is not supported`},
+		{"bridge", []*NetworkResource{{Mode: "bridge", DynamicPorts: []Port{{Label: "a", To: -1}}}}, ""},
+		{"cni", []*NetworkResource{{Mode: "cni/mynet"}}, ""},
+		{"none", []*NetworkResource{{Mode: "none"}}, ""},
+		{"cni without name", []*NetworkResource{{Mode: "cni/"}}, `needs the name of a CNI network`},
+		{"unknown mode", []*NetworkResource{{Mode: "nat"}}, `network mode "nat" must be`},
+		{"to -1 in host mode", []*NetworkResource{{DynamicPorts: []Port{{Label: "a", To: -1}}}}, `only valid in "bridge" mode`},
+		{"to -2", []*NetworkResource{{Mode: "bridge", DynamicPorts: []Port{{Label: "a", To: -2}}}}, `to -2 out of range`},
+		{"hostname in host mode", []*NetworkResource{{Hostname: "web"}}, `cannot be set in "host" mode`},
+		{"hostname not DNS", []*NetworkResource{{Mode: "bridge", Hostname: "a b"}}, `not a valid DNS name`},
+		{"hostname interpolated", []*NetworkResource{{Mode: "bridge", Hostname: "${NOMAD_ALLOC_NAME}"}}, ""},
+		{"dns server", []*NetworkResource{{Mode: "bridge", DNS: &DNSConfig{Servers: []string{"1.1.1.1", "dns.example"}}}}, `dns server "dns.example" is not an IP address`},
 		{"two networks", []*NetworkResource{{}, {}}, "only one network block"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
