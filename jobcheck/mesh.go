@@ -14,7 +14,8 @@ import (
 // API's CamelCase JSON) is refused when it has
 //   - upstreams: the task reaches them only through a sidecar proxy;
 //   - a gateway: the service is an Envoy gateway, nothing else;
-//   - native = true: the task itself speaks the mesh's mTLS.
+//   - native = true: the task itself speaks the mesh's mTLS;
+//   - transparent_proxy: the task's traffic goes through the sidecar.
 //
 // A sidecar_service without upstreams is accepted (the jobspec warns): the
 // service is registered and reachable on its port, only unproxied.
@@ -51,7 +52,11 @@ func meshProblems(where string, services []*structs.Service) []string {
 		if g := lookup(c, "gateway"); !empty(g) {
 			out = append(out, fmt.Sprintf("%s: a connect gateway is an Envoy proxy of the mesh, %s, so it cannot run here; remove the service's connect gateway", sw, noMesh))
 		}
-		if ups := upstreams(lookup(lookup(c, "sidecar_service"), "proxy")); len(ups) > 0 {
+		proxy := lookup(lookup(c, "sidecar_service"), "proxy")
+		if tp := lookup(proxy, "transparent_proxy"); tp != nil {
+			out = append(out, fmt.Sprintf("%s: a connect transparent_proxy sends the task's traffic through the sidecar proxy, %s, so the task cannot work here; remove the transparent_proxy block", sw, noMesh))
+		}
+		if ups := upstreams(proxy); len(ups) > 0 {
 			out = append(out, fmt.Sprintf("%s: the task reaches its upstreams (%s) only through the connect sidecar proxy, %s, so the task cannot work here; find them through nomadish's catalog instead (template nomadService) and remove the upstreams", sw, strings.Join(ups, ", "), noMesh))
 		}
 	}

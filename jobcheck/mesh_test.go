@@ -2,6 +2,7 @@ package jobcheck_test
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -113,5 +114,47 @@ func TestMeshJSONShape(t *testing.T) {
 	connect["SidecarService"] = map[string]any{"Proxy": map[string]any{"Upstreams": nil}}
 	if probs := jobcheck.Mesh(job); len(probs) != 0 {
 		t.Fatalf("problems without upstreams = %q", probs)
+	}
+}
+
+// TestMeshOnNomadBridgeJobs runs Mesh on Nomad's bridge-mode job files
+// (jobspec/testdata/nomad-bridge): exactly those whose tasks need the mesh
+// are refused; sidecars without upstreams and plain bridge jobs pass.
+func TestMeshOnNomadBridgeJobs(t *testing.T) {
+	refused := map[string]bool{
+		"jobspec__tg-network.hcl":                            true, // upstreams
+		"e2e__connect__demo.nomad":                           true, // upstreams
+		"e2e__connect__ingress-gateway.nomad":                true, // gateway, native
+		"e2e__connect__multi-ingress.nomad":                  true, // gateways, native
+		"e2e__connect__terminating-gateway.nomad":            true, // gateway, upstreams
+		"e2e__connect__tproxy.nomad.hcl":                     true, // transparent proxy
+		"e2e__consulcompat__connect.nomad.hcl":               true, // upstreams
+		"e2e__consul__namespaces__connect_ingress.nomad":     true,
+		"e2e__consul__namespaces__connect_sidecars.nomad":    true,
+		"e2e__consul__namespaces__connect_terminating.nomad": true,
+		"e2e__exec2__countdash.hcl":                          true, // upstreams
+	}
+	files, err := filepath.Glob("../jobspec/testdata/nomad-bridge/*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range files {
+		name := filepath.Base(path)
+		if name == "README.md" {
+			continue
+		}
+		var vars []string // config_format declares var.format without a default
+		if strings.Contains(name, "config_format") {
+			vars = []string{"format=json"}
+		}
+		job, err := jobspec.Parse(&jobspec.ParseConfig{Path: path, ArgVars: vars})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		job.Canonicalize()
+		probs := jobcheck.Mesh(job)
+		if got := len(probs) > 0; got != refused[name] {
+			t.Errorf("%s: refused = %v, want %v (%q)", name, got, refused[name], probs)
+		}
 	}
 }

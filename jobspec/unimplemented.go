@@ -12,6 +12,7 @@ var (
 			"identity", "scaling", "schedule", "secret", "vault"),
 		"resources": set("device", "network"),
 		"service":   set("identity", "tagged_addresses", "weights"),
+		"network":   set("cni"),
 	}
 	ignoredAttrs = map[string]map[string]bool{
 		"job": set("consul_namespace", "consul_token", "vault_namespace", "vault_token"),

@@ -309,10 +309,10 @@ func (tg *TaskGroup) portLabels() map[string]bool {
 }
 
 // PortLabelProblem says what is wrong with a service's or check's port
-// ("" : nothing): it must be empty, a label of the group's network, or a
-// port number.
+// ("" : nothing): it must be empty, a label of the group's network, a
+// port number, or an interpolation the client resolves ("${NOMAD_PORT_x}").
 func PortLabelProblem(label string, labels map[string]bool) string {
-	if label == "" || labels[label] {
+	if label == "" || labels[label] || strings.Contains(label, "${") {
 		return ""
 	}
 	if n, err := strconv.Atoi(label); err == nil {
