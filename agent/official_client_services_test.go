@@ -129,7 +129,7 @@ func TestOfficialClientServicesInvalid(t *testing.T) {
 	job.TaskGroups[0].Services[0].PortLabel = "nope"
 	_, _, err := c.Jobs().Register(job, nil)
 	if err == nil || !strings.Contains(err.Error(), "400") ||
-		!strings.Contains(err.Error(), `group "web": service "web": check "ready": an http check needs a path`) ||
+		!strings.Contains(err.Error(), `group "web": service "web": check "ready": path is required for an http check`) ||
 		!strings.Contains(err.Error(), `port "nope" is not a port label of the group's network`) {
 		t.Fatalf("register: %v", err)
 	}

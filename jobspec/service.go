@@ -56,7 +56,7 @@ func (p *parser) decodeService(b *hclsyntax.Block) *structs.Service {
 		},
 		multi: map[string]bool{"check": true},
 	})
-	p.reportProblems(b, "Invalid service", s.Problems())
+	p.reportProblems(b, "Invalid service", "service", s.Problems())
 	if s.Provider != structs.ServiceProviderNomad && !p.consulWarned {
 		p.consulWarned = true
 		rng := b.TypeRange
@@ -101,7 +101,7 @@ func (p *parser) decodeCheck(b *hclsyntax.Block, svc *structs.Service) *structs.
 	// The service's arguments are decoded before its blocks, so Problems
 	// knows whether the service has the port a check falls back to.
 	probs := c.Problems(svc)
-	p.reportProblems(b, "Invalid check", probs)
+	p.reportProblems(b, "Invalid check", "check", probs)
 	if p.checkBlocks == nil {
 		p.checkBlocks = map[*structs.ServiceCheck]*hclsyntax.Block{}
 	}
@@ -170,13 +170,14 @@ func (p *parser) decodeConnect(b *hclsyntax.Block) map[string]any {
 }
 
 // reportProblems reports each problem at the argument it names in block b
-// ("check_restart.limit": in its check_restart block), else at b's type.
-func (p *parser) reportProblems(b *hclsyntax.Block, summary string, probs []structs.FieldProblem) {
+// (a "check_restart." one was reported in its block by decodeCheckRestart),
+// else at b's type: "The <what>'s <problem>.".
+func (p *parser) reportProblems(b *hclsyntax.Block, summary, what string, probs []structs.FieldProblem) {
 	for _, q := range probs {
 		if strings.HasPrefix(q.Field, "check_restart.") {
-			continue // decodeCheckRestart reported it at its block
+			continue
 		}
-		p.errorf(fieldRange(b, q.Field), summary, "%s.", upperFirst(q.Msg))
+		p.errorf(fieldRange(b, q.Field), summary, "The %s's %s.", what, q.Msg)
 	}
 }
 

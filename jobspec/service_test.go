@@ -240,10 +240,10 @@ func TestParseConnectWarns(t *testing.T) {
 func TestParseServiceErrors(t *testing.T) {
 	for _, tc := range []struct{ body, want string }{
 		{`service { naem = "x" }`, `s.hcl:5:15: Unsupported argument; An argument named "naem" is not expected in a service block. Did you mean "name"?`},
-		{`service { name = "a_b" }`, `s.hcl:5:22: Invalid service; Service name "a_b" must be valid per RFC 1123`},
+		{`service { name = "a_b" }`, `s.hcl:5:22: Invalid service; The service's name "a_b" must be valid per RFC 1123`},
 		{`service { port = "nope" }`, `s.hcl:5:22: Invalid service port; The port "nope" is not a port label of the group's network`},
-		{`service { address_mode = "x" }`, `s.hcl:5:30: Invalid service; Address_mode must be`},
-		{`service { provider = "etcd" }`, `s.hcl:5:26: Invalid service; Provider must be "nomad" or "consul", not "etcd"`},
+		{`service { address_mode = "x" }`, `s.hcl:5:30: Invalid service; The service's address_mode must be`},
+		{`service { provider = "etcd" }`, `s.hcl:5:26: Invalid service; The service's provider must be "nomad" or "consul", not "etcd"`},
 		{`service {
         port = "http"
         check {
@@ -251,7 +251,7 @@ func TestParseServiceErrors(t *testing.T) {
           interval = "10s"
           timeout = "1s"
         }
-      }`, `s.hcl:7:9: Invalid check; An http check needs a path`},
+      }`, `s.hcl:7:9: Invalid check; The check's path is required for an http check`},
 		{`service {
         port = "http"
         check {
@@ -259,14 +259,14 @@ func TestParseServiceErrors(t *testing.T) {
           interval = "100ms"
           timeout = "1s"
         }
-      }`, `s.hcl:9:22: Invalid check; Interval 100ms is shorter than the minimum 1s`},
+      }`, `s.hcl:9:22: Invalid check; The check's interval 100ms is shorter than the minimum 1s`},
 		{`service {
         port = "http"
         check {
           type = "tcp"
           interval = "10s"
         }
-      }`, `s.hcl:7:9: Invalid check; A check needs a timeout`},
+      }`, `s.hcl:7:9: Invalid check; The check's timeout is required`},
 		{`service {
         check {
           type = "script"
@@ -292,7 +292,7 @@ func TestParseServiceErrors(t *testing.T) {
           timeout = "1s"
           initial_status = "ok"
         }
-      }`, `s.hcl:11:28: Invalid check; Initial_status must be`},
+      }`, `s.hcl:11:28: Invalid check; The check's initial_status must be`},
 		{`service {
         port = "http"
         check {
@@ -326,7 +326,7 @@ func TestParseServiceErrors(t *testing.T) {
           interval = "10s"
           timeout = "1s"
         }
-      }`, `s.hcl:8:18: Invalid check; Check type "ping" must be`},
+      }`, `s.hcl:8:18: Invalid check; The check's type "ping" must be`},
 	} {
 		src := "job \"web\" {\n  group \"g\" {\n    # the group's service\n    # is on line 5\n    " + tc.body +
 			"\n    network {\n      port \"http\" {}\n    }\n    task \"t\" { driver = \"raw_exec\" }\n  }\n}"

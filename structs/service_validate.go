@@ -56,7 +56,7 @@ func (s *Service) Problems() []FieldProblem {
 	case "", ServiceProviderConsul:
 	case ServiceProviderNomad:
 		if s.Connect != nil {
-			add("provider", "a service with provider %q cannot have a connect block (Connect is Consul's)", ServiceProviderNomad)
+			add("provider", "provider %q cannot have a connect block (Connect is Consul's)", ServiceProviderNomad)
 		}
 	default:
 		add("provider", "provider must be %q or %q, not %q", ServiceProviderNomad, ServiceProviderConsul, s.Provider)
@@ -84,7 +84,7 @@ var interpolationRE = regexp.MustCompile(`\$\{[^}]*\}`)
 func ValidateServiceName(name string) error {
 	stripped := interpolationRE.ReplaceAllString(name, "ENV-VAR")
 	if !serviceNameRE.MatchString(stripped) {
-		return fmt.Errorf("service name %q must be valid per RFC 1123: only letters, digits and dashes, not starting or ending with a dash, at most 63 characters", name)
+		return fmt.Errorf("name %q must be valid per RFC 1123: only letters, digits and dashes, not starting or ending with a dash, at most 63 characters", name)
 	}
 	return nil
 }
@@ -110,7 +110,7 @@ func (c *ServiceCheck) Problems(svc *Service) []FieldProblem {
 	switch typ {
 	case ServiceCheckHTTP:
 		if c.Path == "" {
-			add("path", "an http check needs a path")
+			add("path", "path is required for an http check")
 		} else if u, err := url.Parse(c.Path); err != nil {
 			add("path", "path %q is not a valid URL path", c.Path)
 		} else if u.IsAbs() {
@@ -124,30 +124,30 @@ func (c *ServiceCheck) Problems(svc *Service) []FieldProblem {
 		}
 	case ServiceCheckScript:
 		if c.Command == "" {
-			add("command", "a script check needs a command")
+			add("command", "command is required for a script check")
 		}
 	case ServiceCheckTCP, ServiceCheckGRPC:
 	case "":
-		add("type", "a check needs a type: %q, %q, %q or %q", ServiceCheckHTTP, ServiceCheckTCP, ServiceCheckScript, ServiceCheckGRPC)
+		add("type", "type is required: %q, %q, %q or %q", ServiceCheckHTTP, ServiceCheckTCP, ServiceCheckScript, ServiceCheckGRPC)
 	default:
-		add("type", "check type %q must be %q, %q, %q or %q", c.Type, ServiceCheckHTTP, ServiceCheckTCP, ServiceCheckScript, ServiceCheckGRPC)
+		add("type", "type %q must be %q, %q, %q or %q", c.Type, ServiceCheckHTTP, ServiceCheckTCP, ServiceCheckScript, ServiceCheckGRPC)
 	}
 	needsPort := typ == ServiceCheckHTTP || typ == ServiceCheckTCP || typ == ServiceCheckGRPC
 	if needsPort && c.PortLabel == "" && svc != nil && svc.PortLabel == "" {
-		add("port", "a %s check needs a port, and neither the check nor its service sets one", typ)
+		add("port", "port is required for a %s check, and neither the check nor its service sets one", typ)
 	}
 	if c.Expose && typ != ServiceCheckHTTP && typ != ServiceCheckGRPC {
 		add("expose", "expose may only be set on http and grpc checks")
 	}
 	switch {
 	case c.Interval == 0:
-		add("interval", "a check needs an interval of at least %v", MinCheckInterval)
+		add("interval", "interval is required (at least %v)", MinCheckInterval)
 	case c.Interval < MinCheckInterval:
 		add("interval", "interval %v is shorter than the minimum %v", c.Interval, MinCheckInterval)
 	}
 	switch {
 	case c.Timeout == 0:
-		add("timeout", "a check needs a timeout (like \"2s\")")
+		add("timeout", "timeout is required (like \"2s\")")
 	case c.Timeout < 0:
 		add("timeout", "timeout %v must be positive", c.Timeout)
 	}
