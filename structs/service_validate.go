@@ -13,6 +13,13 @@ import (
 // MinCheckInterval is the shortest check interval (Nomad's and Consul's 1s).
 const MinCheckInterval = time.Second
 
+// Ceilings on services (website/jobspec.md, "Limits"): far above any real
+// job, so only nonsense meets them.
+const (
+	MaxServices         = 1000 // services of a group, or of a task
+	MaxChecksPerService = 1000
+)
+
 // FieldProblem is one thing wrong with a service, a check or a
 // check_restart block. Field is the job-file argument it concerns
 // ("interval", "address_mode"...; "" for the block as a whole), so the
@@ -237,6 +244,10 @@ func (tg *TaskGroup) validateServices(errs *MultiError) {
 		}
 	}
 	check := func(where string, services []*Service, group bool) {
+		if len(services) > MaxServices {
+			errs.Add(fmt.Errorf("%s: has %d services, over the limit of %d", where, len(services), MaxServices))
+			return
+		}
 		seen := map[string]bool{}
 		for i, s := range services {
 			if s == nil {
@@ -263,6 +274,10 @@ func (tg *TaskGroup) validateServices(errs *MultiError) {
 			}
 			if group && s.TaskName != "" && !tasks[s.TaskName] {
 				errs.Add(fmt.Errorf("%s: task %q is not a task of the group", sw, s.TaskName))
+			}
+			if len(s.Checks) > MaxChecksPerService {
+				errs.Add(fmt.Errorf("%s: has %d checks, over the limit of %d", sw, len(s.Checks), MaxChecksPerService))
+				continue
 			}
 			for _, c := range s.Checks {
 				if c == nil {

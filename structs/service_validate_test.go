@@ -1,6 +1,7 @@
 package structs
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -56,6 +57,27 @@ func TestValidateServices(t *testing.T) {
 				t.Fatalf("err = %v, want %q", err, tc.want)
 			}
 		})
+	}
+}
+
+func TestValidateServiceBounds(t *testing.T) {
+	many := make([]*Service, MaxServices+1)
+	for i := range many {
+		many[i] = &Service{Name: fmt.Sprintf("s%d", i)}
+	}
+	job := serviceGroup(many...)
+	job.Canonicalize()
+	if err := job.Validate(); err == nil || !strings.Contains(err.Error(), `group "g": has 1001 services, over the limit of 1000`) {
+		t.Fatalf("err = %v", err)
+	}
+	checks := make([]*ServiceCheck, MaxChecksPerService+1)
+	for i := range checks {
+		checks[i] = httpCheck()
+	}
+	job = serviceGroup(&Service{Name: "web", PortLabel: "http", Checks: checks})
+	job.Canonicalize()
+	if err := job.Validate(); err == nil || !strings.Contains(err.Error(), `service "web": has 1001 checks, over the limit of 1000`) {
+		t.Fatalf("err = %v", err)
 	}
 }
 
