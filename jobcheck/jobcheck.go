@@ -37,8 +37,8 @@ func Prepare(in *structs.Job, namespace string, drivers schema.Lookup) (*structs
 }
 
 // Check is Prepare on job itself (no copy, no namespace, errors not coded):
-// it canonicalizes job in place, then returns the validation error or the
-// driver problems, one per line.
+// it canonicalizes job in place, then returns the validation error, the
+// driver problems or what needs Consul's mesh, one per line.
 func Check(job *structs.Job, drivers schema.Lookup) error {
 	job.Canonicalize()
 	if err := job.Validate(); err != nil {

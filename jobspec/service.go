@@ -57,7 +57,8 @@ func (p *parser) decodeService(b *hclsyntax.Block) *structs.Service {
 		multi: map[string]bool{"check": true},
 	})
 	p.reportProblems(b, "Invalid service", "service", s.Problems())
-	if s.Provider != structs.ServiceProviderNomad && !p.consulWarned {
+	consul := s.Provider == "" || s.Provider == structs.ServiceProviderConsul
+	if consul && !p.consulWarned {
 		p.consulWarned = true
 		rng := b.TypeRange
 		if a, ok := b.Body.Attributes["provider"]; ok {
