@@ -164,3 +164,24 @@ func dumpObjects(objs []*api.ObjectDiff, indent string) string {
 	}
 	return b.String()
 }
+
+// TestOfficialClientConnectRefused: a job whose task needs Consul's mesh
+// (a connect upstream) is refused with a 400 that says so; a sidecar_service
+// without upstreams is registered.
+func TestOfficialClientConnectRefused(t *testing.T) {
+	_, c := devAgent(t)
+	job := servicesTestJob("v1")
+	job.TaskGroups[0].Services[0].Provider = "consul"
+	job.TaskGroups[0].Tasks[0].Services[0].Provider = "consul"
+	job.TaskGroups[0].Services[0].Connect = &api.ConsulConnect{SidecarService: &api.ConsulSidecarService{
+		Proxy: &api.ConsulProxy{Upstreams: []*api.ConsulUpstream{{DestinationName: "count-api", LocalBindPort: 8080}}}}}
+	_, _, err := c.Jobs().Register(job, nil)
+	if err == nil || !strings.Contains(err.Error(), "400") ||
+		!strings.Contains(err.Error(), `service "web": the task reaches its upstreams ("count-api") only through the connect sidecar proxy, which needs Consul's service mesh`) {
+		t.Fatalf("register with upstreams: %v", err)
+	}
+	job.TaskGroups[0].Services[0].Connect = &api.ConsulConnect{SidecarService: &api.ConsulSidecarService{}}
+	if _, _, err := c.Jobs().Register(job, nil); err != nil {
+		t.Fatalf("register with a sidecar_service without upstreams: %v", err)
+	}
+}
