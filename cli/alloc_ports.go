@@ -9,42 +9,74 @@ import (
 	"github.com/nomadish/nomadish/structs"
 )
 
-// printAllocAddresses prints the ports an allocation holds, as Nomad's
-// `alloc status` does:
+// printAllocAddresses prints the ports an allocation holds, in the network
+// mode its group uses, as Nomad's `alloc status` does, and in bridge and
+// CNI modes the address the client gave the allocation's namespace:
 //
-//	Allocation Addresses (mode = "host"):
+//	Allocation Addresses (mode = "bridge"):
 //	Label  Dynamic  Address
-//	*http  yes      10.0.0.7:23456
+//	*http  yes      10.0.0.7:23456 -> 8080
 //	*db    no       10.0.0.7:8080 -> 80
 //
-// Nothing for an allocation without ports.
+//	Allocation Network: 172.26.64.12 (eth0)
+//
+// Nothing for a host-mode allocation without ports.
 func printAllocAddresses(w io.Writer, a *structs.Allocation) {
-	if a.AllocatedResources == nil || len(a.AllocatedResources.Shared.Ports) == 0 {
-		return
+	mode := allocNetworkMode(a)
+	if a.AllocatedResources != nil && len(a.AllocatedResources.Shared.Ports) > 0 {
+		dynamic := map[string]bool{}
+		nets := a.AllocatedResources.Shared.Networks
+		if a.Job != nil {
+			if tg := a.Job.LookupTaskGroup(a.TaskGroup); tg != nil {
+				nets = append(append([]*structs.NetworkResource(nil), nets...), tg.Networks...)
+			}
+		}
+		for _, n := range nets {
+			for _, p := range n.DynamicPorts {
+				dynamic[p.Label] = true
+			}
+		}
+		fmt.Fprintf(w, "\nAllocation Addresses (mode = %q):\n", mode)
+		rows := [][]string{{"Label", "Dynamic", "Address"}}
+		for _, p := range a.AllocatedResources.Shared.Ports {
+			addr := net.JoinHostPort(p.HostIP, strconv.Itoa(p.Value))
+			if p.To > 0 && p.To != p.Value {
+				addr += " -> " + strconv.Itoa(p.To)
+			}
+			dyn := "no"
+			if dynamic[p.Label] {
+				dyn = "yes"
+			}
+			rows = append(rows, []string{"*" + p.Label, dyn, addr})
+		}
+		table(w, rows)
 	}
-	mode, dynamic := structs.NetworkModeHost, map[string]bool{}
-	for _, n := range a.AllocatedResources.Shared.Networks {
-		if n.Mode != "" {
-			mode = n.Mode
+	if ns := a.NetworkStatus; ns != nil && ns.Address != "" {
+		fmt.Fprintf(w, "\nAllocation Network: %s", ns.Address)
+		if ns.InterfaceName != "" {
+			fmt.Fprintf(w, " (%s)", ns.InterfaceName)
 		}
-		for _, p := range n.DynamicPorts {
-			dynamic[p.Label] = true
+		fmt.Fprintln(w)
+	}
+}
+
+// allocNetworkMode is the network mode of the allocation's group: its
+// job's group (which has it even without ports), else its allocated
+// networks', else host.
+func allocNetworkMode(a *structs.Allocation) string {
+	if a.Job != nil {
+		if tg := a.Job.LookupTaskGroup(a.TaskGroup); tg != nil && len(tg.Networks) > 0 {
+			return tg.NetworkMode()
 		}
 	}
-	fmt.Fprintf(w, "\nAllocation Addresses (mode = %q):\n", mode)
-	rows := [][]string{{"Label", "Dynamic", "Address"}}
-	for _, p := range a.AllocatedResources.Shared.Ports {
-		addr := net.JoinHostPort(p.HostIP, strconv.Itoa(p.Value))
-		if p.To > 0 && p.To != p.Value {
-			addr += " -> " + strconv.Itoa(p.To)
+	if a.AllocatedResources != nil {
+		for _, n := range a.AllocatedResources.Shared.Networks {
+			if n != nil && n.Mode != "" {
+				return n.Mode
+			}
 		}
-		dyn := "no"
-		if dynamic[p.Label] {
-			dyn = "yes"
-		}
-		rows = append(rows, []string{"*" + p.Label, dyn, addr})
 	}
-	table(w, rows)
+	return structs.NetworkModeHost
 }
 
 // printNodeNetwork prints the node's address, dynamic port range and

@@ -29,6 +29,31 @@ func TestAllocStatusAddresses(t *testing.T) {
 	}
 }
 
+// A bridge-mode group's allocation shows its mode (from the job's group) and
+// the address of its namespace.
+func TestAllocStatusBridgeAddresses(t *testing.T) {
+	f := newFakeAPI(t)
+	a := allocFixture(f, "t")
+	a.Job = &structs.Job{ID: a.JobID, TaskGroups: []*structs.TaskGroup{{Name: a.TaskGroup,
+		Networks: []*structs.NetworkResource{{Mode: "bridge", DynamicPorts: []structs.Port{{Label: "http", To: 8080}}}}}}}
+	a.AllocatedResources.Shared.Networks = nil
+	a.AllocatedResources.Shared.Ports = []structs.AllocatedPortMapping{{Label: "http", Value: 23456, To: 8080, HostIP: "10.0.0.7"}}
+	a.NetworkStatus = &structs.AllocNetworkStatus{InterfaceName: "eth0", Address: "172.26.64.12"}
+	code, out, errOut := f.run("alloc", "status", "a1a1")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{
+		"Allocation Addresses (mode = \"bridge\"):\n",
+		"*http  yes      10.0.0.7:23456 -> 8080\n",
+		"Allocation Network: 172.26.64.12 (eth0)\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
 func TestNodeStatusVerboseNetwork(t *testing.T) {
 	f := newFakeAPI(t)
 	n := &structs.Node{ID: nodeID, Name: "dev", Datacenter: "dc1", NodePool: "default", Status: "ready",

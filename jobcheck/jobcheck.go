@@ -10,7 +10,8 @@ import (
 )
 
 // Prepare copies in, gives the copy namespace when it has none,
-// canonicalizes and validates it and checks its tasks' drivers (Drivers).
+// canonicalizes and validates it, checks its tasks' drivers (Drivers) and
+// refuses what needs Consul's service mesh (Mesh).
 // in is not modified. Bad input is a 400 coded error: "missing job",
 // "invalid job: <validation>", or the driver problems joined with "; ".
 // drivers nil checks driver names only, against the built-in names.
@@ -29,18 +30,24 @@ func Prepare(in *structs.Job, namespace string, drivers schema.Lookup) (*structs
 	if probs := Drivers(job, drivers); len(probs) > 0 {
 		return nil, structs.NewCodedError(structs.ErrCodeBadRequest, "%s", strings.Join(probs, "; "))
 	}
+	if probs := Mesh(job); len(probs) > 0 { // mesh.go
+		return nil, structs.NewCodedError(structs.ErrCodeBadRequest, "%s", strings.Join(probs, "; "))
+	}
 	return job, nil
 }
 
 // Check is Prepare on job itself (no copy, no namespace, errors not coded):
-// it canonicalizes job in place, then returns the validation error or the
-// driver problems, one per line.
+// it canonicalizes job in place, then returns the validation error, the
+// driver problems or what needs Consul's mesh, one per line.
 func Check(job *structs.Job, drivers schema.Lookup) error {
 	job.Canonicalize()
 	if err := job.Validate(); err != nil {
 		return err
 	}
 	if probs := Drivers(job, drivers); len(probs) > 0 {
+		return fmt.Errorf("%s", strings.Join(probs, "\n"))
+	}
+	if probs := Mesh(job); len(probs) > 0 { // mesh.go
 		return fmt.Errorf("%s", strings.Join(probs, "\n"))
 	}
 	return nil

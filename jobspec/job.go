@@ -97,9 +97,13 @@ func (p *parser) decodeGroup(b *hclsyntax.Block) (*structs.TaskGroup, *reschedul
 			"network": func(b *hclsyntax.Block) { tg.Networks = appendNonNil(tg.Networks, p.decodeNetwork(b)) },
 			"volume":  func(b *hclsyntax.Block) { p.decodeVolume(b, tg) },           // volumes.go
 			"scaling": func(b *hclsyntax.Block) { tg.Scaling = p.decodeScaling(b) }, // periodic.go
+
+			"service": func(b *hclsyntax.Block) { tg.Services = appendNonNil(tg.Services, p.decodeService(b)) },
 		},
-		multi: map[string]bool{"task": true, "affinity": true, "spread": true, "constraint": true, "volume": true},
+		multi: map[string]bool{"task": true, "affinity": true, "spread": true, "constraint": true, "volume": true,
+			"service": true},
 	})
+	p.checkGroupServices(tg) // service.go
 	p.checkVolumeMounts(b, tg)
 	p.setMaxClientDisconnect(b, tg, maxDisconnect)
 	tg.ShutdownDelay = p.checkShutdownDelay(b.Body, shutdownDelay) // lifecycle.go
@@ -160,8 +164,11 @@ func (p *parser) decodeTask(b *hclsyntax.Block) *structs.Task {
 			"lifecycle":        func(b *hclsyntax.Block) { t.Lifecycle = p.decodeLifecycle(b) },             // lifecycle.go
 			"restart":          func(b *hclsyntax.Block) { t.RestartPolicy = p.decodeTaskRestart(b) },       // lifecycle.go
 			"dispatch_payload": func(b *hclsyntax.Block) { t.DispatchPayload = p.decodeDispatchPayload(b) }, // periodic.go
+
+			"service": func(b *hclsyntax.Block) { t.Services = appendNonNil(t.Services, p.decodeService(b)) }, // service.go
 		},
-		multi: map[string]bool{"affinity": true, "constraint": true, "artifact": true, "volume_mount": true, "template": true},
+		multi: map[string]bool{"affinity": true, "constraint": true, "artifact": true, "volume_mount": true, "template": true,
+			"service": true},
 	})
 	p.checkShutdownDelay(b.Body, t.ShutdownDelay)
 	p.checkDriver(b, t, configBroken) // driver_config.go

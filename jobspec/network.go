@@ -1,8 +1,6 @@
 package jobspec
 
 import (
-	"strings"
-
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 
 	"github.com/nomadish/nomadish/internal/hclutil"
@@ -12,15 +10,18 @@ import (
 // decodeNetwork decodes a group's network block:
 //
 //	network {
-//	  mode = "host"
+//	  mode     = "bridge"               # host (default), bridge, none, cni/<name>
+//	  hostname = "web"                  # not in host mode
+//	  dns { servers = ["1.1.1.1"] }
 //	  port "http" {}                    # dynamic: the scheduler picks the host port
 //	  port "db"   { static = 5432 }     # static: this host port
-//	  port "app"  { to = 8080 }         # the task's port, when it differs
+//	  port "app"  { to = 8080 }         # the task's port, when it differs (-1: the host port, bridge mode)
 //	}
 //
 // Each problem is reported at its place: a repeated label, a static or to
-// port out of range, a static port used twice, a mode other than "host". It
-// returns nil for a block with labels.
+// port out of range, a static port used twice, an unknown mode, a hostname
+// in host mode, a DNS server that is not an IP. It returns nil for a block
+// with labels.
 func (p *parser) decodeNetwork(b *hclsyntax.Block) *structs.NetworkResource {
 	if !p.labels(b) {
 		return nil
@@ -33,7 +34,7 @@ func (p *parser) decodeNetwork(b *hclsyntax.Block) *structs.NetworkResource {
 		attrs: map[string]any{"mode": &n.Mode, "mbits": &n.MBits, "hostname": &n.Hostname},
 		blocks: blockFuncs{
 			"port": func(pb *hclsyntax.Block) {
-				port, isStatic, ok := p.decodePort(pb)
+				port, isStatic, ok := p.decodePort(pb, n.Mode)
 				if !ok {
 					return
 				}
@@ -66,10 +67,7 @@ func (p *parser) decodeNetwork(b *hclsyntax.Block) *structs.NetworkResource {
 		},
 		multi: map[string]bool{"port": true},
 	})
-	if a, ok := b.Body.Attributes["mode"]; ok && !knownNetworkMode(n.Mode) {
-		p.errorf(a.Expr.Range(), "Unsupported network mode",
-			"The network mode %q is not supported (host, bridge, none or cni/<name>).", n.Mode)
-	}
+	p.checkNetwork(b.Body, n)
 	if n.Mode == "" {
 		n.Mode = structs.NetworkModeHost
 	}
@@ -78,7 +76,7 @@ func (p *parser) decodeNetwork(b *hclsyntax.Block) *structs.NetworkResource {
 
 // decodePort decodes one port block; isStatic says whether it sets a host
 // port. ok is false when the block is unusable.
-func (p *parser) decodePort(b *hclsyntax.Block) (port structs.Port, isStatic, ok bool) {
+func (p *parser) decodePort(b *hclsyntax.Block, mode string) (port structs.Port, isStatic, ok bool) {
 	if !p.labels(b, "label") {
 		return port, false, false
 	}
@@ -96,18 +94,41 @@ func (p *parser) decodePort(b *hclsyntax.Block) (port structs.Port, isStatic, ok
 			ok = false
 		}
 	}
-	if a, set := b.Body.Attributes["to"]; set && (port.To < 0 || port.To > structs.MaxValidPort) {
-		p.errorf(a.Expr.Range(), "Invalid to port", "The to port must be between 0 and %d (got %d).", structs.MaxValidPort, port.To)
-		ok = false
+	if a, set := b.Body.Attributes["to"]; set {
+		if msg := structs.PortToProblem(mode, port.To); msg != "" {
+			p.errorf(a.Expr.Range(), "Invalid to port", "The port's %s.", msg)
+			ok = false
+		}
 	}
 	return port, isStatic, ok
 }
 
-// knownNetworkMode: host, bridge, none or cni/<name>.
-func knownNetworkMode(m string) bool {
-	switch m {
-	case structs.NetworkModeHost, structs.NetworkModeBridge, structs.NetworkModeNone:
-		return true
+// checkNetwork reports, at their arguments, a network's unknown mode, a
+// hostname in host mode (or not a DNS name) and DNS servers that are not IP
+// addresses.
+func (p *parser) checkNetwork(body *hclsyntax.Body, n *structs.NetworkResource) {
+	if a, ok := body.Attributes["mode"]; ok {
+		if msg := structs.NetworkModeProblem(n.Mode); msg != "" {
+			p.errorf(a.Expr.Range(), "Invalid network mode", "The %s.", msg)
+		}
 	}
-	return strings.HasPrefix(m, structs.NetworkModeCNIPrefix) && len(m) > len(structs.NetworkModeCNIPrefix)
+	if a, ok := body.Attributes["hostname"]; ok {
+		if msg := structs.HostnameProblem(n.Mode, n.Hostname); msg != "" {
+			p.errorf(a.Expr.Range(), "Invalid hostname", "The %s.", msg)
+		}
+	}
+	if n.DNS == nil {
+		return
+	}
+	for _, db := range body.Blocks {
+		a, ok := db.Body.Attributes["servers"]
+		if db.Type != "dns" || !ok {
+			continue
+		}
+		for _, srv := range n.DNS.Servers {
+			if msg := structs.DNSServerProblem(srv); msg != "" {
+				p.errorf(a.Expr.Range(), "Invalid DNS server", "The %s.", msg)
+			}
+		}
+	}
 }

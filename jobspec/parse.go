@@ -142,6 +142,12 @@ type parser struct {
 	// updateSet holds, per decoded update block, the attributes it set
 	// (update.go).
 	updateSet map[*structs.UpdateStrategy]map[string]bool
+	// svcBlocks and checkBlocks hold the block each service and check was
+	// decoded from, and consulWarned whether the job's one "consul"
+	// provider warning was given (service.go).
+	svcBlocks    map[*structs.Service]*hclsyntax.Block
+	checkBlocks  map[*structs.ServiceCheck]*hclsyntax.Block
+	consulWarned bool
 }
 
 func (p *parser) parse() *structs.Job {

@@ -16,9 +16,7 @@ func TestParseNomadExamples(t *testing.T) {
 		wantWarnings []string
 	}{
 		{"testdata/example-short.nomad.hcl", nil},
-		{"testdata/example.nomad.hcl", []string{
-			`testdata/example.nomad.hcl:38:5: Unsupported block ignored; nomadish does not implement "service"`,
-		}},
+		{"testdata/example.nomad.hcl", nil}, // its service is provider = "nomad"
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			job, warnings, err := ParseWithWarnings(&ParseConfig{Path: tc.file})

@@ -6,19 +6,21 @@ package jobspec
 // implemented, move it to the decoder in job.go.
 var (
 	ignoredBlocks = map[string]map[string]bool{
-		"job": set("consul", "multiregion", "ui", "vault"),
-		"group": set("consul",
-			"service", "vault"),
+		"job":   set("consul", "multiregion", "ui", "vault"),
+		"group": set("consul", "vault"),
 		"task": set("action", "consul", "csi_plugin",
-			"identity", "scaling", "schedule", "secret",
-			"service", "vault"),
+			"identity", "scaling", "schedule", "secret", "vault"),
 		"resources": set("device", "network"),
+		"service":   set("identity", "tagged_addresses", "weights"),
+		"network":   set("cni"),
 	}
 	ignoredAttrs = map[string]map[string]bool{
 		"job": set("consul_namespace", "consul_token", "vault_namespace", "vault_token"),
 		"group": set("prevent_reschedule_on_lost",
 			"stop_after_client_disconnect"),
 		"task":      set("kind"),
+		"service":   set("kind", "tagged_addresses"),
+		"check":     set("notes"),
 		"resources": set("iops", "secrets"),
 	}
 )

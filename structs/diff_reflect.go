@@ -239,13 +239,19 @@ func structSetDiff(elem reflect.Type, ov, nv reflect.Value) []*ObjectDiff {
 		return false
 	}
 	var out []*ObjectDiff
+	edited := pairByKey(elem, ov, nv, contains)
+	for _, p := range edited {
+		out = append(out, objectDiff(elem.Name(), p[0], p[1], func(o, n reflect.Value) ([]*FieldDiff, []*ObjectDiff) {
+			return diffStruct(o, n, nil)
+		})...)
+	}
 	for _, side := range []struct {
 		list, other reflect.Value
 		deleted     bool
 	}{{ov, nv, true}, {nv, ov, false}} {
 		for i := 0; side.list.IsValid() && i < side.list.Len(); i++ {
 			x := deref(side.list.Index(i))
-			if !x.IsValid() || contains(side.other, x) {
+			if !x.IsValid() || contains(side.other, x) || paired(edited, x) {
 				continue
 			}
 			o, n := x, reflect.Value{}
@@ -258,6 +264,62 @@ func structSetDiff(elem reflect.Type, ov, nv reflect.Value) []*ObjectDiff {
 		}
 	}
 	return out
+}
+
+// diffKeys names, per element type, the field that identifies an element
+// of a set across versions, as Nomad's diff does for services and checks:
+// a changed element with the same key on both sides is one Edited object
+// (its changed fields), not a Deleted and an Added one.
+var diffKeys = map[string]string{"Service": "Name", "ServiceCheck": "Name"}
+
+// pairByKey returns the changed elements of ov and nv that share their key
+// (each key once on either side), as [old, new] pairs in nv's order.
+func pairByKey(elem reflect.Type, ov, nv reflect.Value, contains func(list, x reflect.Value) bool) [][2]reflect.Value {
+	field, ok := diffKeys[elem.Name()]
+	if !ok || !ov.IsValid() || !nv.IsValid() {
+		return nil
+	}
+	byKey := func(list reflect.Value, other reflect.Value) (map[string]reflect.Value, []string) {
+		m, dup := map[string]reflect.Value{}, map[string]bool{}
+		var order []string
+		for i := 0; i < list.Len(); i++ {
+			x := deref(list.Index(i))
+			if !x.IsValid() || contains(other, x) {
+				continue
+			}
+			k := x.FieldByName(field).String()
+			if _, seen := m[k]; seen {
+				dup[k] = true
+			}
+			m[k] = x
+			order = append(order, k)
+		}
+		for k := range dup {
+			delete(m, k)
+		}
+		return m, order
+	}
+	olds, _ := byKey(ov, nv)
+	news, order := byKey(nv, ov)
+	var out [][2]reflect.Value
+	for _, k := range order {
+		o, okO := olds[k]
+		n, okN := news[k]
+		if okO && okN {
+			out = append(out, [2]reflect.Value{o, n})
+		}
+	}
+	return out
+}
+
+// paired reports whether x is one side of an edited pair.
+func paired(pairs [][2]reflect.Value, x reflect.Value) bool {
+	for _, p := range pairs {
+		if reflect.DeepEqual(p[0].Interface(), x.Interface()) || reflect.DeepEqual(p[1].Interface(), x.Interface()) {
+			return true
+		}
+	}
+	return false
 }
 
 // flatDiff diffs free-form values (a task's Config) flattened into keys

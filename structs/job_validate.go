@@ -82,6 +82,7 @@ func (tg *TaskGroup) canonicalize(j *Job) {
 	tg.canonicalizeMigrate(j)
 	tg.canonicalizeVolumes()
 	tg.canonicalizeUpdate(j)
+	tg.canonicalizeServices(j) // service_canonicalize.go
 	for _, t := range tg.Tasks {
 		t.canonicalizeRestart(tg) // lifecycle.go
 		t.Canonicalize()
@@ -171,6 +172,7 @@ func (tg *TaskGroup) validate(errs *MultiError) {
 	validatePreferences(fmt.Sprintf("group %q", tg.Name), tg.Affinities, tg.Spreads, errs)
 	tg.validateUpdate(errs)
 	tg.validateNetworks(errs)
+	tg.validateServices(errs) // service_validate.go
 	tg.validateDisconnect(errs)
 	tg.validateVolumes(errs)
 	tg.validateLifecycle(errs) // lifecycle.go

@@ -2,6 +2,8 @@ package structs
 
 import (
 	"fmt"
+	"net"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -113,8 +115,11 @@ func (tg *TaskGroup) HasNetworks() bool {
 	return false
 }
 
-// validateNetworks checks a group's network blocks: one network, host mode,
-// unique labels, static ports in range and not repeated.
+// validateNetworks checks a group's network blocks: one network, a known
+// mode (host, bridge, none, cni/<name>), a hostname only outside host mode,
+// DNS servers that are IP addresses, unique labels, static ports in range
+// and not repeated, to ports in range (-1, "the host port", in bridge mode
+// only).
 func (tg *TaskGroup) validateNetworks(errs *MultiError) {
 	if len(tg.Networks) > 1 {
 		errs.Add(fmt.Errorf("group %q: only one network block is allowed", tg.Name))
@@ -125,9 +130,18 @@ func (tg *TaskGroup) validateNetworks(errs *MultiError) {
 		if n == nil {
 			continue
 		}
-		if cni, isCNI := strings.CutPrefix(n.Mode, NetworkModeCNIPrefix); n.Mode != "" && n.Mode != NetworkModeHost &&
-			n.Mode != NetworkModeBridge && n.Mode != NetworkModeNone && (!isCNI || cni == "") {
-			errs.Add(fmt.Errorf("group %q: network mode %q is not supported (host, bridge, none or cni/<name>)", tg.Name, n.Mode))
+		if msg := NetworkModeProblem(n.Mode); msg != "" {
+			errs.Add(fmt.Errorf("group %q: %s", tg.Name, msg))
+		}
+		if msg := HostnameProblem(n.Mode, n.Hostname); msg != "" {
+			errs.Add(fmt.Errorf("group %q: %s", tg.Name, msg))
+		}
+		if n.DNS != nil {
+			for _, srv := range n.DNS.Servers {
+				if msg := DNSServerProblem(srv); msg != "" {
+					errs.Add(fmt.Errorf("group %q: %s", tg.Name, msg))
+				}
+			}
 		}
 		for _, p := range append(append([]Port(nil), n.ReservedPorts...), n.DynamicPorts...) {
 			if p.Label == "" {
@@ -136,8 +150,8 @@ func (tg *TaskGroup) validateNetworks(errs *MultiError) {
 				errs.Add(fmt.Errorf("group %q: port label %q defined more than once", tg.Name, p.Label))
 			}
 			labels[p.Label] = true
-			if p.To < 0 || p.To > MaxValidPort {
-				errs.Add(fmt.Errorf("group %q: port %q: to %d out of range [0, %d]", tg.Name, p.Label, p.To, MaxValidPort))
+			if msg := PortToProblem(n.Mode, p.To); msg != "" {
+				errs.Add(fmt.Errorf("group %q: port %q: %s", tg.Name, p.Label, msg))
 			}
 		}
 		for _, p := range n.ReservedPorts {
@@ -151,6 +165,76 @@ func (tg *TaskGroup) validateNetworks(errs *MultiError) {
 			static[p.Value] = p.Label
 		}
 	}
+}
+
+// NetworkMode returns the group's network mode: its network block's, host
+// when it has none or leaves the mode out.
+func (tg *TaskGroup) NetworkMode() string {
+	for _, n := range tg.Networks {
+		if n != nil && n.Mode != "" {
+			return n.Mode
+		}
+	}
+	return NetworkModeHost
+}
+
+// NetworkModeProblem says what is wrong with a network mode ("" : nothing;
+// the empty mode is host).
+func NetworkModeProblem(mode string) string {
+	switch {
+	case mode == "", mode == NetworkModeHost, mode == NetworkModeBridge, mode == NetworkModeNone:
+		return ""
+	case strings.HasPrefix(mode, NetworkModeCNIPrefix):
+		if strings.TrimSpace(strings.TrimPrefix(mode, NetworkModeCNIPrefix)) == "" {
+			return fmt.Sprintf("network mode %q needs the name of a CNI network after %q (like \"cni/mynet\")", mode, NetworkModeCNIPrefix)
+		}
+		return ""
+	}
+	return fmt.Sprintf("network mode %q must be %q, %q, %q or %q<name>", mode, NetworkModeHost, NetworkModeBridge, NetworkModeNone, NetworkModeCNIPrefix)
+}
+
+// HostnameProblem says what is wrong with a network's hostname in mode
+// ("" : nothing): tasks in host mode have the node's hostname, and a set one
+// must be a DNS name (interpolations are left to the client).
+func HostnameProblem(mode, hostname string) string {
+	if hostname == "" {
+		return ""
+	}
+	if mode == "" || mode == NetworkModeHost {
+		return fmt.Sprintf("hostname %q needs a network namespace of the group's own: it cannot be set in %q mode", hostname, NetworkModeHost)
+	}
+	if strings.Contains(hostname, "${") {
+		return ""
+	}
+	if len(hostname) > 253 || !hostnameRE.MatchString(hostname) {
+		return fmt.Sprintf("hostname %q is not a valid DNS name", hostname)
+	}
+	return ""
+}
+
+var hostnameRE = regexp.MustCompile(`^(?i:[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)(\.(?i:[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?))*\.?$`)
+
+// DNSServerProblem says what is wrong with a dns server ("" : nothing): it
+// must be an IP address (interpolations are left to the client).
+func DNSServerProblem(server string) string {
+	if strings.Contains(server, "${") || net.ParseIP(server) != nil {
+		return ""
+	}
+	return fmt.Sprintf("dns server %q is not an IP address", server)
+}
+
+// PortToProblem says what is wrong with a port's to in the network mode
+// ("" : nothing): 0 to 65535, or -1 in bridge mode ("the host port").
+func PortToProblem(mode string, to int) string {
+	switch {
+	case to == -1 && mode == NetworkModeBridge:
+		return ""
+	case to == -1:
+		return fmt.Sprintf("to = -1 (the host port) is only valid in %q mode", NetworkModeBridge)
+	case to < 0 || to > MaxValidPort:
+		return fmt.Sprintf("to %d out of range [0, %d] (or -1 in bridge mode)", to, MaxValidPort)
+	}
+	return ""
 }
 
 // DynamicPortRange returns the node's range for dynamic ports (Nomad's

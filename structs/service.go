@@ -2,8 +2,8 @@ package structs
 
 import "time"
 
-// Service providers: nomadish runs Nomad's native service discovery only;
-// a "consul" service is accepted with a warning and not registered.
+// Service providers: nomadish has no Consul; its own catalog serves a
+// "consul" service exactly like a "nomad" one (the jobspec warns once).
 const (
 	ServiceProviderNomad  = "nomad"
 	ServiceProviderConsul = "consul"
@@ -53,6 +53,9 @@ type Service struct {
 	Tags              []string
 	CanaryTags        []string
 	Checks            []*ServiceCheck
+	// CheckRestart is the service's check_restart block (Nomad's API
+	// field): Canonicalize merges it into each check, whose own wins.
+	CheckRestart *CheckRestart `json:",omitempty"`
 	// Connect is Consul Connect's block, kept as decoded: nomadish has no
 	// mesh (jobspec warns, jobcheck refuses what cannot run without it).
 	Connect    map[string]any `json:",omitempty"`
