@@ -53,7 +53,7 @@ func pointerTo[T any](v T) *T { return &v }
 // TestOfficialClientServices registers a job with services, checks and a
 // bridge network through github.com/hashicorp/nomad/api, reads every new
 // field back, and plans a change to a service: the diff shows it.
-func TestOfficialClientServices(t *testing.T) {
+func TestOfficialClientServiceBlocks(t *testing.T) {
 	_, c := devAgent(t)
 	jobs := c.Jobs()
 	if _, _, err := jobs.Register(servicesTestJob("v1"), nil); err != nil {

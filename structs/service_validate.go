@@ -2,7 +2,6 @@ package structs
 
 import (
 	"fmt"
-	"net/http"
 	"net/url"
 	"regexp"
 	"strconv"
@@ -198,8 +197,8 @@ func (c *ServiceCheck) Problems(svc *Service) []FieldProblem {
 
 func validHTTPMethod(m string) bool {
 	switch strings.ToUpper(m) {
-	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
-		http.MethodDelete, http.MethodConnect, http.MethodOptions, http.MethodTrace:
+	case "GET", "HEAD", "POST", "PUT", "PATCH",
+		"DELETE", "CONNECT", "OPTIONS", "TRACE":
 		return true
 	}
 	return false
