@@ -149,13 +149,18 @@ func fetch(url string) string {
 	return string(b)
 }
 
-// TestBridgeNetworking runs a bridge-mode group of two allocations on a
-// client of its own (its own bridge and subnet): each gets its own named
-// namespace and address, is reached from the host on its mapped port, and
-// runs in its namespace; a SIGKILLed and restarted client keeps the
-// namespaces (same inode, same address) and the tasks; stopping the job
-// removes the namespaces and the host-local leases.
-func TestBridgeNetworking(t *testing.T) {
+// bridgeClient is a client agent of its own with its own bridge and
+// subnet, joined to the dev server.
+type bridgeClient struct {
+	c                       *agentProc
+	dir, bridge, subnet, dc string
+	extra                   []string
+}
+
+// startBridgeClient starts it; the cleanup stops it and removes its bridge
+// and lease directory.
+func startBridgeClient(t *testing.T, name string) *bridgeClient {
+	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("bridge networking needs root")
 	}
@@ -164,28 +169,39 @@ func TestBridgeNetworking(t *testing.T) {
 	}
 	b := make([]byte, 3)
 	rand.Read(b)
-	bridge := "nme" + hex.EncodeToString(b)
-	subnet := fmt.Sprintf("10.%d.%d.0/24", 140+b[1]%20, b[0])
-	dir := filepath.Join(agentsDir(t), "bridge")
-	dcName := "dc-bridge"
-	extra := []string{fmt.Sprintf("datacenter = %q", dcName),
-		fmt.Sprintf("client {\n  bridge_network_name = %q\n  bridge_network_subnet = %q\n}", bridge, subnet)}
-	c, err := startAgent(dir, false, dev.rpcAddr, extra...)
+	bc := &bridgeClient{bridge: "nme" + hex.EncodeToString(b), dc: "dc-" + name,
+		subnet: fmt.Sprintf("10.%d.%d.0/24", 140+b[1]%20, b[0]), dir: filepath.Join(agentsDir(t), name)}
+	bc.extra = []string{fmt.Sprintf("datacenter = %q", bc.dc),
+		fmt.Sprintf("client {\n  bridge_network_name = %q\n  bridge_network_subnet = %q\n}", bc.bridge, bc.subnet)}
+	c, err := startAgent(bc.dir, false, dev.rpcAddr, bc.extra...)
 	if err != nil {
 		t.Fatal(err)
 	}
+	bc.c = c
 	t.Cleanup(func() {
-		retireNodesIn(t, dcName)
-		c.stop()
-		_ = exec.Command("ip", "link", "del", bridge).Run()
-		_ = os.RemoveAll(filepath.Join("/var/lib/cni/networks", bridge))
+		retireNodesIn(t, bc.dc)
+		bc.c.stop()
+		_ = exec.Command("ip", "link", "del", bc.bridge).Run()
+		_ = os.RemoveAll(filepath.Join("/var/lib/cni/networks", bc.bridge))
 		if t.Failed() {
-			t.Logf("client log (tail):\n%s", c.logTail())
+			t.Logf("client log (tail):\n%s", bc.c.logTail())
 		}
 	})
 	if err := c.waitReady(2, 30*time.Second); err != nil {
 		t.Fatal(err)
 	}
+	return bc
+}
+
+// TestBridgeNetworking runs a bridge-mode group of two allocations on a
+// client of its own (its own bridge and subnet): each gets its own named
+// namespace and address, is reached from the host on its mapped port, and
+// runs in its namespace; a SIGKILLed and restarted client keeps the
+// namespaces (same inode, same address) and the tasks; stopping the job
+// removes the namespaces and the host-local leases.
+func TestBridgeNetworking(t *testing.T) {
+	bc := startBridgeClient(t, "bridge")
+	c, dir, bridge, subnet, dcName, extra := bc.c, bc.dir, bc.bridge, bc.subnet, bc.dc, bc.extra
 	jobID := uniqueID("e2e-bridge")
 	t.Cleanup(func() { nomadish(t, "job", "stop", "-purge", jobID) })
 	if r := nomadish(t, "job", "run", "-detach", writeFile(t, jobID+".nomad.hcl", bridgeJob(jobID, dcName, 2))); r.code != 0 {
@@ -238,9 +254,11 @@ func TestBridgeNetworking(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-c.done
-	if c, err = startAgent(dir, false, dev.rpcAddr, extra...); err != nil {
+	c, err := startAgent(dir, false, dev.rpcAddr, extra...)
+	if err != nil {
 		t.Fatal(err)
 	}
+	bc.c = c
 	for _, id := range ids {
 		eventually(t, 30*time.Second, "restarted client reports "+id+" running, not restarted", func() (bool, string) {
 			a := readBridgeAlloc(t, id)

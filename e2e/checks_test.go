@@ -28,7 +28,7 @@ func checkedJob(id, path, prep string, restart *api.CheckRestart) *api.Job {
 		`mkdir -p "$NOMAD_TASK_DIR/www"; ` + prep + ` exec /bin/busybox httpd -f -p "$NOMAD_PORT_http" -h "$NOMAD_TASK_DIR/www"`}}
 	task.Resources = &api.Resources{CPU: pointer(100), MemoryMB: pointer(32)}
 	task.Services = []*api.Service{{Name: "web-" + id, PortLabel: "http", Provider: "nomad", Checks: []api.ServiceCheck{{
-		Name: "alive", Type: "http", Path: path, Interval: 200 * time.Millisecond, Timeout: time.Second,
+		Name: "alive", Type: "http", Path: path, Interval: time.Second, Timeout: time.Second,
 		CheckRestart: restart}}}}
 	tg.Tasks = []*api.Task{task}
 	job.TaskGroups = []*api.TaskGroup{tg}
