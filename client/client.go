@@ -87,6 +87,7 @@ func New(cfg *Config, rpc RPCer) (*Client, error) {
 	c.wg.Go(func() { c.batch.run(batchCtx) })
 	c.restoreAllocs()
 	c.wg.Go(c.registerAndHeartbeat)
+	c.wg.Go(c.addCNIVersions) // cni_versions.go
 	return c, nil
 }
 

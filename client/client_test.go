@@ -14,6 +14,7 @@ import (
 
 	"github.com/nomadish/nomadish/client"
 	"github.com/nomadish/nomadish/client/clienttest"
+	"github.com/nomadish/nomadish/client/network"
 	"github.com/nomadish/nomadish/client/pluginmgr"
 	"github.com/nomadish/nomadish/drivers/catalog"
 	"github.com/nomadish/nomadish/structs"
@@ -37,6 +38,8 @@ func (l *fakeLauncher) launch(name string) (pluginmgr.Plugin, func(), error) {
 
 // newClient starts a client of srv, or of rpc[0] when given (e.g. a
 // ServerManager in front of srv).
+// newClient starts a client on the fake server. Its CNI path is empty (no
+// bridge mode, no plugins run): TestCNIVersionsAfterStart covers them.
 func newClient(t *testing.T, srv *clienttest.FakeServer, l *fakeLauncher, dataDir string, rpc ...client.RPCer) *client.Client {
 	t.Helper()
 	var r client.RPCer = srv
@@ -45,7 +48,7 @@ func newClient(t *testing.T, srv *clienttest.FakeServer, l *fakeLauncher, dataDi
 	}
 	c, err := client.New(&client.Config{DataDir: dataDir, NodeName: "n1", Datacenter: "dc1", Version: "0.1.0",
 		Drivers: catalog.Builtin, PluginConfig: map[string]map[string]any{"mock_driver": {}, "raw_exec": {"enabled": false}},
-		Launcher: l.launch}, r)
+		Launcher: l.launch, Network: network.Config{CNIPath: filepath.Join(dataDir, "no-cni")}}, r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,6 +62,35 @@ func batchAlloc(nodeID, id string, cfg map[string]any, jobType string) *structs.
 	return &structs.Allocation{ID: id, NodeID: nodeID, Name: "example.g[0]", JobID: "example", Job: job,
 		TaskGroup: "g", Namespace: "default", DesiredStatus: structs.AllocDesiredStatusRun,
 		ClientStatus: structs.AllocClientStatusPending, AllocatedResources: structs.AllocatedFor(job.TaskGroups[0])}
+}
+
+// TestCNIVersionsAfterStart: the plugins.cni.version.<plugin> attributes
+// come after the start (each plugin is run once), with a re-registration.
+func TestCNIVersionsAfterStart(t *testing.T) {
+	if _, err := os.Stat("/usr/lib/cni/bridge"); err != nil {
+		t.Skip("CNI plugins not installed (scripts/setup.sh test)")
+	}
+	srv := clienttest.NewFakeServer()
+	defer srv.Close()
+	l := &fakeLauncher{drv: clienttest.NewFakeDriver()}
+	c, err := client.New(&client.Config{DataDir: t.TempDir(), NodeName: "n1", Datacenter: "dc1", Version: "0.1.0",
+		Drivers: catalog.Builtin, PluginConfig: map[string]map[string]any{"mock_driver": {}, "raw_exec": {"enabled": false}},
+		Launcher: l.launch}, srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Shutdown()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		node := srv.Node(c.NodeID())
+		if node != nil && node.Attributes["plugins.cni.version.bridge"] != "" && node.Attributes["plugins.cni.version.portmap"] != "" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no plugins.cni.version attributes: %+v", node)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 func TestRegisterAndHeartbeat(t *testing.T) {

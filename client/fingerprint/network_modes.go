@@ -11,8 +11,7 @@ import (
 
 // fingerprintNodeNetworks fills NodeResources.NodeNetworks: the node's
 // default address, the host_network blocks' addresses, {Mode: "bridge"}
-// when bridge mode can work here (with plugins.cni.version.<plugin>
-// attributes), and {Mode: "cni/<name>"} for each conflist in
+// when bridge mode can work here, and {Mode: "cni/<name>"} for each conflist in
 // cni_config_dir. Runs after fingerprintNetwork.
 func fingerprintNodeNetworks(cfg *Config, r *Result) error {
 	list := cfg.Interfaces
@@ -46,9 +45,6 @@ func fingerprintNodeNetworks(cfg *Config, r *Result) error {
 // unless the agent runs as root: it could not create namespaces).
 func cniNetworks(c network.Config, r *Result) []*structs.NodeNetworkResource {
 	var out []*structs.NodeNetworkResource
-	for plugin, v := range c.PluginVersions(context.Background()) {
-		r.Attributes["plugins.cni.version."+plugin] = v
-	}
 	if os.Geteuid() != 0 {
 		return nil
 	}
@@ -66,6 +62,18 @@ func cniNetworks(c network.Config, r *Result) []*structs.NodeNetworkResource {
 	sort.Strings(names)
 	for _, name := range names {
 		out = append(out, &structs.NodeNetworkResource{Mode: structs.NetworkModeCNIPrefix + name})
+	}
+	return out
+}
+
+// CNIVersionAttributes are the plugins.cni.version.<plugin> attributes of
+// the plugins in the CNI path. They take tens of milliseconds (each plugin
+// is run once), so the client adds them after it started, not on the
+// agent's ready path (client/cni_versions.go).
+func CNIVersionAttributes(ctx context.Context, c network.Config) map[string]string {
+	out := map[string]string{}
+	for plugin, v := range c.PluginVersions(ctx) {
+		out["plugins.cni.version."+plugin] = v
 	}
 	return out
 }

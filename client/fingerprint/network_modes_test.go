@@ -1,6 +1,7 @@
 package fingerprint
 
 import (
+	"context"
 	"net"
 	"os"
 	"path/filepath"
@@ -96,8 +97,9 @@ func TestFingerprintNodeNetworks(t *testing.T) {
 	if !aliases["default=10.0.0.7"] || !aliases["private=10.0.0.7"] {
 		t.Fatalf("aliases %v", aliases)
 	}
+	versions := CNIVersionAttributes(context.Background(), cfg)
 	for _, p := range network.BridgePlugins {
-		if res.Attributes["plugins.cni.version."+p] == "" {
+		if versions["plugins.cni.version."+p] == "" {
 			t.Errorf("no plugins.cni.version.%s attribute", p)
 		}
 	}

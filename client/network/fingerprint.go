@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -28,31 +29,47 @@ func (c Config) FindPlugin(plugin string) string {
 // which makes it print "CNI <name> plugin <version>" and the spec versions
 // it speaks: the value is the plugin's version, or, when its build does
 // not know it ("version unknown", as Debian's), the newest spec version.
-// Plugins that print neither are left out. The caller owns the map.
+// Plugins that print neither are left out. The plugins run all at once:
+// one after the other, Debian's sixteen took 66 ms of the agent's start
+// (a plugin is a Go binary that starts its runtime to print two lines).
+// The caller owns the map.
 func (c Config) PluginVersions(ctx context.Context) map[string]string {
-	out := map[string]string{}
+	paths := map[string]string{} // plugin name -> its first path in cni_path
 	for _, dir := range c.WithDefaults().pluginDirs() {
 		entries, err := os.ReadDir(dir)
 		if err != nil {
 			continue
 		}
 		for _, e := range entries {
-			if _, done := out[e.Name()]; done || e.IsDir() {
+			if _, done := paths[e.Name()]; done || e.IsDir() {
 				continue
 			}
 			if fi, err := e.Info(); err != nil || !fi.Mode().IsRegular() || fi.Mode()&0o111 == 0 {
 				continue
 			}
-			vctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-			cmd := exec.CommandContext(vctx, filepath.Join(dir, e.Name()))
-			cmd.Env = []string{} // no CNI_COMMAND: the plugin prints its about text
-			buf, _ := cmd.CombinedOutput()
-			cancel()
-			if v := ParsePluginVersion(string(buf)); v != "" {
-				out[e.Name()] = v
-			}
+			paths[e.Name()] = filepath.Join(dir, e.Name())
 		}
 	}
+	vctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	out := make(map[string]string, len(paths))
+	for name, path := range paths {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cmd := exec.CommandContext(vctx, path)
+			cmd.Env = []string{} // no CNI_COMMAND: the plugin prints its about text
+			buf, _ := cmd.CombinedOutput()
+			if v := ParsePluginVersion(string(buf)); v != "" {
+				mu.Lock()
+				out[name] = v
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
 	return out
 }
 
