@@ -60,11 +60,17 @@ func (d *decoder) hostVolume(b *hclsyntax.Block) {
 
 // mergeHostVolumes returns base's volumes with o's over them by name.
 func mergeHostVolumes(base, o []HostVolume) []HostVolume {
-	out := append([]HostVolume(nil), base...)
+	return mergeByName(base, o, func(v HostVolume) string { return v.Name })
+}
+
+// mergeByName returns base's named blocks with o's over them by name,
+// sorted by name (host_volume, host_network).
+func mergeByName[T any](base, o []T, name func(T) string) []T {
+	out := append([]T(nil), base...)
 	for _, v := range o {
 		replaced := false
 		for i := range out {
-			if out[i].Name == v.Name {
+			if name(out[i]) == name(v) {
 				out[i], replaced = v, true
 			}
 		}
@@ -72,7 +78,7 @@ func mergeHostVolumes(base, o []HostVolume) []HostVolume {
 			out = append(out, v)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	sort.Slice(out, func(i, j int) bool { return name(out[i]) < name(out[j]) })
 	return out
 }
 

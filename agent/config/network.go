@@ -5,7 +5,6 @@ import (
 	"net"
 	"path/filepath"
 	"regexp"
-	"sort"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
@@ -86,20 +85,7 @@ func (d *decoder) hostNetwork(b *hclsyntax.Block) {
 
 // mergeHostNetworks returns base's host networks with o's over them by name.
 func mergeHostNetworks(base, o []HostNetwork) []HostNetwork {
-	out := append([]HostNetwork(nil), base...)
-	for _, v := range o {
-		replaced := false
-		for i := range out {
-			if out[i].Name == v.Name {
-				out[i], replaced = v, true
-			}
-		}
-		if !replaced {
-			out = append(out, v)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out
+	return mergeByName(base, o, func(h HostNetwork) string { return h.Name })
 }
 
 // ifNameRE is what a Linux interface name may be.

@@ -49,15 +49,9 @@ func (e *ServiceRegistration) Upsert(args *structs.ServiceRegistrationUpsertRequ
 		regs = append(regs, &r)
 	}
 	// The entry carries no secret: the raft log is not a place for one.
-	index, resp, err := e.d.Apply(structs.ServiceRegistrationUpsertRequestType, &structs.ServiceRegistrationUpsertRequest{Services: regs})
-	if err != nil {
-		return err
-	}
-	if err, ok := resp.(error); ok {
-		return err
-	}
+	index, err := e.apply(structs.ServiceRegistrationUpsertRequestType, &structs.ServiceRegistrationUpsertRequest{Services: regs})
 	reply.Index = index
-	return nil
+	return err
 }
 
 // checkAlloc checks that r's allocation runs on node, is not terminal and
@@ -117,16 +111,10 @@ func (e *ServiceRegistration) DeleteByID(args *structs.ServiceRegistrationDelByI
 	if reg == nil || reg.Namespace != ns {
 		return structs.NewCodedError(structs.ErrCodeNotFound, "service registration %q not found in namespace %q", args.ID, ns)
 	}
-	index, resp, err := e.d.Apply(structs.ServiceRegistrationDeleteByIDRequestType, &structs.ServiceRegistrationDelByIDRequest{
+	index, err := e.apply(structs.ServiceRegistrationDeleteByIDRequestType, &structs.ServiceRegistrationDelByIDRequest{
 		ID: args.ID, WriteRequest: structs.WriteRequest{Namespace: ns}})
-	if err != nil {
-		return err
-	}
-	if err, ok := resp.(error); ok {
-		return err
-	}
 	reply.Index = index
-	return nil
+	return err
 }
 
 // DeleteByAllocIDs deletes every registration of the allocations, with
@@ -162,16 +150,10 @@ func (e *ServiceRegistration) DeleteByAllocIDs(args *structs.ServiceRegistration
 			}
 		}
 	}
-	index, resp, err := e.d.Apply(structs.ServiceRegistrationDeleteByAllocIDsRequestType,
+	index, err := e.apply(structs.ServiceRegistrationDeleteByAllocIDsRequestType,
 		&structs.ServiceRegistrationDelByAllocIDsRequest{AllocIDs: args.AllocIDs})
-	if err != nil {
-		return err
-	}
-	if err, ok := resp.(error); ok {
-		return err
-	}
 	reply.Index = index
-	return nil
+	return err
 }
 
 // callingNode returns the node whose secret secret is, or nil when it is
@@ -181,4 +163,17 @@ func (d *Deps) callingNode(st *state.StateSnapshot, secret string) (*structs.Nod
 		return nil, nil
 	}
 	return st.NodeBySecretID(nil, secret)
+}
+
+// apply commits one registration change through raft; the state store's
+// refusal comes back as the error.
+func (e *ServiceRegistration) apply(t structs.MessageType, msg any) (uint64, error) {
+	index, resp, err := e.d.Apply(t, msg)
+	if err != nil {
+		return 0, err
+	}
+	if err, ok := resp.(error); ok {
+		return 0, err
+	}
+	return index, nil
 }
