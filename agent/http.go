@@ -308,6 +308,9 @@ func (s *httpServer) parseQuery(r *http.Request) (structs.QueryOptions, error) {
 		}
 		opts.MaxQueryTime = d
 	}
+	if err := parsePaging(r, &opts); err != nil { // http_paging.go
+		return opts, err
+	}
 	return opts, nil
 }
 
@@ -354,6 +357,9 @@ func setMeta(w http.ResponseWriter, m *structs.QueryMeta) {
 	setIndex(w, m.Index)
 	w.Header().Set("X-Nomad-KnownLeader", strconv.FormatBool(m.KnownLeader))
 	w.Header().Set("X-Nomad-LastContact", strconv.FormatInt(m.LastContact.Milliseconds(), 10))
+	if m.NextToken != "" {
+		w.Header().Set("X-Nomad-NextToken", m.NextToken)
+	}
 }
 
 // setIndex writes X-Nomad-Index (the index of a write, or of a read).

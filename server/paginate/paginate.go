@@ -177,7 +177,8 @@ func Page[T any](rows []T, order Order, key func(T) Key, opts Options) ([]T, str
 	if opts.Reverse {
 		dir = -1
 	}
-	slices.SortStableFunc(sorted, func(a, b keyed) int { return dir * a.k.compare(b.k) })
+	// Keys are unique (they end in the ID), so an unstable sort is exact.
+	slices.SortFunc(sorted, func(a, b keyed) int { return dir * a.k.compare(b.k) })
 	start := 0
 	if seek != nil {
 		start, _ = slices.BinarySearchFunc(sorted, *seek, func(e keyed, t Key) int { return dir * e.k.compare(t) })
