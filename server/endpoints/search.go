@@ -109,7 +109,7 @@ func (v searchView) visible(ctx string, it searchItem) bool {
 	case structs.SearchNodePools:
 		return v.acl.AllowNodePool(it.id)
 	case structs.SearchNamespaces:
-		return (v.ns == "*" || v.ns == it.id) && v.acl.AllowNamespace(it.id)
+		return v.acl.AllowNamespace(it.id) // every namespace, whatever the request's
 	case structs.SearchVariables:
 		return inNamespace(v.ns, it.ns) && v.acl.AllowVariableOperation(it.ns, it.id, aclpkg.VariablesCapabilityList)
 	default:

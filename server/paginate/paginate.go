@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"reflect"
 	"strings"
 
 	"github.com/hashicorp/go-bexpr"
@@ -157,6 +158,9 @@ func Page[T any](rows []T, order Order, key func(T) Key, opts Options) ([]T, str
 	if err != nil {
 		return nil, "", err
 	}
+	if err := probe[T](filter); err != nil {
+		return nil, "", err
+	}
 	var seek *Key
 	if opts.NextToken != "" {
 		k, err := order.parse(opts.NextToken)
@@ -201,4 +205,19 @@ func Page[T any](rows []T, order Order, key func(T) Key, opts Options) ([]T, str
 		page = []T{}
 	}
 	return page, "", nil
+}
+
+// probe applies filter to a zero row, so that a selector naming no field
+// of the rows is refused even when no row is there to be filtered.
+func probe[T any](filter *Filter) error {
+	if filter == nil {
+		return nil
+	}
+	var zero T
+	row := any(zero)
+	if rt := reflect.TypeFor[T](); rt.Kind() == reflect.Pointer {
+		row = reflect.New(rt.Elem()).Interface()
+	}
+	_, err := filter.Match(row)
+	return err
 }

@@ -156,6 +156,15 @@ func TestBadInput(t *testing.T) {
 	}
 }
 
+func TestUnknownFieldRefusedOnEmptyList(t *testing.T) {
+	if _, _, err := Page([]*row{}, ByID, rowKey, Options{Filter: `Nope == "x"`}); !errors.Is(err, ErrBadFilter) {
+		t.Fatalf("err %v, want ErrBadFilter", err)
+	}
+	if _, _, err := Page([]*row{}, ByID, rowKey, Options{Filter: `Meta.team == "x" and Status == ""`}); err != nil {
+		t.Fatalf("known fields: %v", err)
+	}
+}
+
 func TestTokenPastEndIsEmptyPage(t *testing.T) {
 	page, next, err := Page(rows(3), ByCreateIndex, rowKey, Options{NextToken: "99.x"})
 	if err != nil || len(page) != 0 || next != "" || page == nil {
