@@ -4,9 +4,9 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strconv"
-	"reflect"
 	"strings"
 
 	"github.com/hashicorp/go-bexpr"
