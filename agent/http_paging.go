@@ -35,3 +35,10 @@ func parsePaging(r *http.Request, opts *structs.QueryOptions) error {
 func paged(q structs.QueryOptions) bool {
 	return q.Filter != "" || q.PerPage > 0 || q.NextToken != "" || q.Reverse
 }
+
+// unpaged is q without paging and filtering, for a handler that reads a
+// whole list to pick its own answer out of it.
+func unpaged(q structs.QueryOptions) structs.QueryOptions {
+	q.Filter, q.PerPage, q.NextToken, q.Reverse = "", 0, "", false
+	return q
+}
