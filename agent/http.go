@@ -182,6 +182,7 @@ func (s *httpServer) routes() {
 	s.aclRoutes(h)      // http_acl.go
 	s.varsRoutes(h)     // http_vars.go
 	s.servicesRoutes(h) // http_services.go
+	s.searchRoutes(h)   // http_search.go
 	h("GET /v1/agent/health", s.agentHealth)
 	h("GET /v1/metrics", s.metrics)
 	h("GET /v1/operator/scheduler/configuration", s.schedulerConfigGet)
@@ -308,6 +309,9 @@ func (s *httpServer) parseQuery(r *http.Request) (structs.QueryOptions, error) {
 		}
 		opts.MaxQueryTime = d
 	}
+	if err := parsePaging(r, &opts); err != nil { // http_paging.go
+		return opts, err
+	}
 	return opts, nil
 }
 
@@ -354,6 +358,9 @@ func setMeta(w http.ResponseWriter, m *structs.QueryMeta) {
 	setIndex(w, m.Index)
 	w.Header().Set("X-Nomad-KnownLeader", strconv.FormatBool(m.KnownLeader))
 	w.Header().Set("X-Nomad-LastContact", strconv.FormatInt(m.LastContact.Milliseconds(), 10))
+	if m.NextToken != "" {
+		w.Header().Set("X-Nomad-NextToken", m.NextToken)
+	}
 }
 
 // setIndex writes X-Nomad-Index (the index of a write, or of a read).

@@ -163,6 +163,10 @@ var routeNeeds = func() map[string]routeNeed {
 		"GET /v1/acl/role/name/{name}", "DELETE /v1/acl/role/{id}"} {
 		m[p] = selfChecked
 	}
+	// Search: Search.PrefixSearch and FuzzySearch check each context's
+	// rule and leave out what the token may not read.
+	writes("/v1/search", selfChecked)
+	writes("/v1/search/fuzzy", selfChecked)
 	return m
 }()
 

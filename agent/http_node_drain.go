@@ -77,7 +77,7 @@ func (s *httpServer) nodeAllocations(w http.ResponseWriter, r *http.Request) (an
 	// Every namespace's allocations on the node, as Nomad: with ACLs on,
 	// those in namespaces the token may read.
 	q.Namespace = "*"
-	args := structs.AllocListRequest{QueryOptions: q}
+	args := structs.AllocListRequest{QueryOptions: unpaged(q)} // the node's, not a page of all
 	var list structs.AllocListResponse
 	if err := s.RPC.RPC(structs.AllocListRPC, &args, &list); err != nil {
 		return nil, err

@@ -18,6 +18,13 @@ type QueryOptions struct {
 	// AuthToken authenticates the caller (Nomad's X-Nomad-Token field); a
 	// client sends its node's SecretID here (server/endpoints/node_auth.go).
 	AuthToken string
+	// Filter, PerPage, NextToken and Reverse page and filter the lists
+	// that support them (server/paginate): a go-bexpr expression over the
+	// rows, rows per page, the first row's token, reverse order.
+	Filter    string
+	PerPage   int32
+	NextToken string
+	Reverse   bool
 }
 
 // QueryMeta is returned with every read.
@@ -26,6 +33,9 @@ type QueryMeta struct {
 	Index       uint64
 	LastContact time.Duration
 	KnownLeader bool
+	// NextToken is the token of a paged list's next page, "" on the last
+	// (X-Nomad-NextToken).
+	NextToken string
 }
 
 // WriteRequest carries the options of every RPC write.

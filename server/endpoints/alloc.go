@@ -6,6 +6,7 @@ import (
 	"github.com/hashicorp/go-memdb"
 
 	"github.com/nomadish/nomadish/acl"
+	"github.com/nomadish/nomadish/server/paginate"
 	"github.com/nomadish/nomadish/server/state"
 	"github.com/nomadish/nomadish/structs"
 )
@@ -31,6 +32,9 @@ func (e *Alloc) List(args *structs.AllocListRequest, reply *structs.AllocListRes
 				continue
 			}
 			reply.Allocations = append(reply.Allocations, a.Stub())
+		}
+		if reply.Allocations, err = pageList(reply.Allocations, paginate.ByCreateIndex, allocKey, &args.QueryOptions, &reply.QueryMeta); err != nil {
+			return 0, err
 		}
 		return st.Index(state.TableAllocs)
 	})

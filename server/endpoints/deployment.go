@@ -6,6 +6,7 @@ import (
 	"github.com/hashicorp/go-memdb"
 
 	"github.com/nomadish/nomadish/server/deploymentwatcher"
+	"github.com/nomadish/nomadish/server/paginate"
 	"github.com/nomadish/nomadish/server/state"
 	"github.com/nomadish/nomadish/structs"
 )
@@ -30,6 +31,9 @@ func (e *Deployment) List(args *structs.DeploymentListRequest, reply *structs.De
 			if inNamespace(args.Namespace, d.Namespace) && strings.HasPrefix(d.ID, args.Prefix) && (keep == nil || keep(d.Namespace)) {
 				reply.Deployments = append(reply.Deployments, d)
 			}
+		}
+		if reply.Deployments, err = pageList(reply.Deployments, paginate.ByCreateIndex, deploymentKey, &args.QueryOptions, &reply.QueryMeta); err != nil {
+			return 0, err
 		}
 		return st.Index(state.TableDeployments)
 	})

@@ -5,6 +5,7 @@ import (
 
 	"github.com/hashicorp/go-memdb"
 
+	"github.com/nomadish/nomadish/server/paginate"
 	"github.com/nomadish/nomadish/server/state"
 	"github.com/nomadish/nomadish/structs"
 )
@@ -28,6 +29,9 @@ func (e *Eval) List(args *structs.EvalListRequest, reply *structs.EvalListRespon
 			if inNamespace(args.Namespace, ev.Namespace) && strings.HasPrefix(ev.ID, args.Prefix) && (keep == nil || keep(ev.Namespace)) {
 				reply.Evaluations = append(reply.Evaluations, ev)
 			}
+		}
+		if reply.Evaluations, err = pageList(reply.Evaluations, paginate.ByCreateIndex, evalKey, &args.QueryOptions, &reply.QueryMeta); err != nil {
+			return 0, err
 		}
 		return st.Index(state.TableEvals)
 	})

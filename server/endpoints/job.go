@@ -11,6 +11,7 @@ import (
 	"github.com/nomadish/nomadish/internal/shared"
 	"github.com/nomadish/nomadish/jobcheck"
 	"github.com/nomadish/nomadish/scheduler"
+	"github.com/nomadish/nomadish/server/paginate"
 	"github.com/nomadish/nomadish/server/state"
 	"github.com/nomadish/nomadish/structs"
 )
@@ -163,6 +164,9 @@ func (e *Job) List(args *structs.JobListRequest, reply *structs.JobListResponse)
 			return 0, err
 		}
 		reply.Jobs = filterJobStubs(v.([]*structs.JobListStub), keep) // shared: read-only
+		if reply.Jobs, err = pageList(reply.Jobs, paginate.ByNamespaceID, jobKey, &args.QueryOptions, &reply.QueryMeta); err != nil {
+			return 0, err
+		}
 		return index, nil
 	})
 }

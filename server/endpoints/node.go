@@ -4,6 +4,7 @@ import (
 	"github.com/hashicorp/go-memdb"
 
 	"github.com/nomadish/nomadish/acl"
+	"github.com/nomadish/nomadish/server/paginate"
 	"github.com/nomadish/nomadish/server/state"
 	"github.com/nomadish/nomadish/structs"
 )
@@ -229,6 +230,9 @@ func (e *Node) List(args *structs.NodeListRequest, reply *structs.NodeListRespon
 			if len(args.Prefix) <= len(n.ID) && n.ID[:len(args.Prefix)] == args.Prefix {
 				reply.Nodes = append(reply.Nodes, n.Stub())
 			}
+		}
+		if reply.Nodes, err = pageList(reply.Nodes, paginate.ByID, nodeKey, &args.QueryOptions, &reply.QueryMeta); err != nil {
+			return 0, err
 		}
 		return st.Index(state.TableNodes)
 	})
