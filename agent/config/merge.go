@@ -11,12 +11,12 @@ import (
 // field ties a config key ("ports.http") to the field holding it.
 type field struct {
 	key string
-	ptr any // *string, *int, *bool, *[]string, *map[string]string, *time.Duration
+	ptr any // *string, *int, *float64, *bool, *[]string, *map[string]string, *time.Duration
 }
 
 // fields lists every keyed field of c; LoadFile, Merge and Validate share it.
 func (c *Config) fields() []field {
-	return append(append(append(c.limitsFields(), c.artifactFields()...), c.networkFields()...), []field{
+	return append(append(append(append(c.limitsFields(), c.artifactFields()...), c.networkFields()...), c.clientGCFields()...), []field{
 		{"name", &c.Name}, {"region", &c.Region}, {"datacenter", &c.Datacenter},
 		{"data_dir", &c.DataDir}, {"bind_addr", &c.BindAddr}, {"log_level", &c.LogLevel},
 		{"advertise.http", &c.Advertise.HTTP}, {"advertise.rpc", &c.Advertise.RPC}, {"advertise.serf", &c.Advertise.Serf},
