@@ -31,7 +31,7 @@ func (c *Client) startGC() {
 type gcRunners struct{ c *Client }
 
 // Allocs lists the runners: terminal once every task is dead, since its
-// last task finished.
+// last task finished (FailTime).
 func (g gcRunners) Allocs() []allocgc.Alloc {
 	g.c.allocMu.Lock()
 	runners := make([]*allocrunner.AllocRunner, 0, len(g.c.allocs))
@@ -41,13 +41,26 @@ func (g gcRunners) Allocs() []allocgc.Alloc {
 	g.c.allocMu.Unlock()
 	out := make([]allocgc.Alloc, 0, len(runners))
 	for _, ar := range runners {
-		a := allocgc.Alloc{ID: ar.Alloc().ID, Terminal: ar.IsDead()}
+		alloc := ar.Alloc()
+		a := allocgc.Alloc{ID: alloc.ID, Terminal: ar.IsDead() || allDead(alloc.TaskStates)}
 		if a.Terminal {
-			a.TerminalAt = ar.Alloc().FailTime()
+			a.TerminalAt = alloc.FailTime()
 		}
 		out = append(out, a)
 	}
 	return out
+}
+
+// allDead reports whether every task is dead (the runner may still be
+// finishing: releasing the network, sending the last update), so that an
+// allocation the servers already see complete can be collected at once.
+func allDead(states map[string]*structs.TaskState) bool {
+	for _, s := range states {
+		if s == nil || s.State != structs.TaskStateDead {
+			return false
+		}
+	}
+	return len(states) > 0
 }
 
 // Destroy takes the runner from the client and destroys it.
