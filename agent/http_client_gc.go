@@ -66,14 +66,31 @@ func (s *httpServer) nodeGC(w http.ResponseWriter, r *http.Request) (any, error)
 
 // allocGC serves /v1/client/allocation/:id/gc on the agent whose client
 // holds the allocation (clientRoute forwards it there): a terminal
-// allocation is destroyed now; 400 while it runs, 404 when the client
-// does not hold it (collected already).
+// allocation is destroyed now; 400 while it runs, 404 when the servers do
+// not know it or the client does not hold it (collected already), 501 on
+// an agent without that client and no way to forward.
 func (s *httpServer) allocGC(w http.ResponseWriter, r *http.Request) (any, error) {
+	id := r.PathValue("id")
+	q, err := s.parseQuery(r)
+	if err != nil {
+		return nil, err
+	}
+	q.MinQueryIndex, q.AllowStale = 0, true
+	alloc, _, err := s.getAlloc(id, q)
+	if err != nil {
+		return nil, err
+	}
+	if alloc == nil {
+		return nil, structs.NewCodedError(structs.ErrCodeNotFound, "unknown allocation %q", id)
+	}
 	gc, err := s.localGC()
 	if err != nil {
 		return nil, err
 	}
-	if err := gc.GCAlloc(r.Context(), r.PathValue("id")); err != nil {
+	if alloc.NodeID != s.Logs.NodeID() {
+		return nil, structs.NewCodedError(http.StatusNotImplemented, "allocation %s is not on this agent's client (node %s)", id, alloc.NodeID)
+	}
+	if err := gc.GCAlloc(r.Context(), id); err != nil {
 		return nil, err
 	}
 	return struct{}{}, nil
