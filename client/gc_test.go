@@ -214,3 +214,31 @@ func TestGCLimits(t *testing.T) {
 		}
 	})
 }
+
+// TestGCMakesRoomForNewAllocs: a new allocation taking the client over
+// gc_max_allocs has the oldest terminal one destroyed at once, not at the
+// next gc_interval.
+func TestGCMakesRoomForNewAllocs(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := clienttest.NewFakeServer()
+		defer srv.Close()
+		dir := t.TempDir()
+		l := &fakeLauncher{drv: clienttest.NewFakeDriver()}
+		c := gcClient(t, srv, l, dir, allocgc.Config{Interval: time.Hour, MaxAllocs: 2}, &fixedDisk{})
+		defer c.Shutdown()
+		synctest.Wait()
+		for _, id := range []string{"d1", "d2"} {
+			srv.AddAlloc(batchAlloc(c.NodeID(), id, map[string]any{"run_for": "10ms"}, structs.JobTypeBatch))
+			settle()
+			time.Sleep(time.Second)
+		}
+		srv.AddAlloc(batchAlloc(c.NodeID(), "new", nil, structs.JobTypeService))
+		settle()
+		if exists(filepath.Join(dir, "alloc", "d1")) || !exists(filepath.Join(dir, "alloc", "d2")) {
+			t.Fatal("want the oldest terminal alloc (d1) collected at once, d2 kept")
+		}
+		if len(l.drv.Running()) != 1 {
+			t.Fatalf("running %v, want the new alloc", l.drv.Running())
+		}
+	})
+}

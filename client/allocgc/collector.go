@@ -48,6 +48,7 @@ type Collector struct {
 	clock   clock.Clock
 	logger  hclog.Logger
 	sem     chan struct{} // one slot per destroy in progress (ParallelDestroys)
+	kick    chan struct{} // cap 1: Kick asks Run for a pass now
 }
 
 // New returns a collector of runners' allocations, measuring the
@@ -62,14 +63,26 @@ func New(cfg Config, runners Runners, disk DiskStats, dir string, clk clock.Cloc
 		logger = hclog.NewNullLogger()
 	}
 	return &Collector{cfg: cfg, runners: runners, disk: disk, dir: dir, clock: clk,
-		logger: logger.Named("gc"), sem: make(chan struct{}, cfg.ParallelDestroys)}
+		logger: logger.Named("gc"), sem: make(chan struct{}, cfg.ParallelDestroys),
+		kick: make(chan struct{}, 1)}
 }
 
 // Config returns the collector's configuration, defaults applied.
 func (c *Collector) Config() Config { return c.cfg }
 
-// Run checks the limits every Interval (KeepUnderLimits) until ctx ends;
-// it returns once the pass in progress, if any, is over.
+// Kick asks Run for a pass now rather than at the next interval (the
+// client got new allocations: Nomad's MakeRoomFor). It never blocks; kicks
+// before a pass starts count once.
+func (c *Collector) Kick() {
+	select {
+	case c.kick <- struct{}{}:
+	default:
+	}
+}
+
+// Run checks the limits every Interval, and when kicked
+// (KeepUnderLimits), until ctx ends; it returns once the pass in
+// progress, if any, is over.
 func (c *Collector) Run(ctx context.Context) {
 	tick := make(chan struct{}, 1)
 	for {
@@ -84,6 +97,8 @@ func (c *Collector) Run(ctx context.Context) {
 			t.Stop()
 			return
 		case <-tick:
+		case <-c.kick:
+			t.Stop()
 		}
 		if err := c.KeepUnderLimits(ctx); err != nil && ctx.Err() == nil {
 			c.logger.Warn("garbage collection pass failed", "error", err)

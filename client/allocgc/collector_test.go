@@ -195,3 +195,24 @@ func TestRunChecksEveryInterval(t *testing.T) {
 		<-done
 	})
 }
+
+func TestKickRunsAPassAtOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRunners(dead("d1", 1), dead("d2", 2), live("run"))
+		c := New(Config{Interval: time.Hour, MaxAllocs: 2}, r, &fakeDisk{}, "/alloc", clock.Real{}, nil)
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { c.Run(ctx); close(done) }()
+		synctest.Wait()
+		if got := r.gone(); len(got) != 0 {
+			t.Fatalf("destroyed %v before the interval or a kick", got)
+		}
+		c.Kick()
+		synctest.Wait()
+		if got := r.gone(); !slices.Equal(got, []string{"d1"}) {
+			t.Fatalf("after a kick destroyed %v, want [d1]", got)
+		}
+		cancel()
+		<-done
+	})
+}
