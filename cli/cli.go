@@ -109,9 +109,9 @@ func commands() []command {
 		{name: "tls cert create", synopsis: "Create a server, client or CLI certificate signed by the CA", run: tlsCertCreateCommand},
 		{name: "version", synopsis: "Print the nomadish version", run: versionCommand},
 		{name: "plugin", hidden: true, run: pluginCommand},
-		{name: "artifact-fetch", hidden: true, run: artifactFetchCommand},                                          // artifact_fetch.go (getter.SubCommand)
-		{name: "node gc", synopsis: "Destroy the terminal allocations of a node's client now", run: nodeGCCommand}, // node_gc.go
-		{name: "alloc gc", synopsis: "Destroy a terminal allocation on its client now", run: allocGCCommand},       // alloc_gc.go
+		{name: "artifact-fetch", hidden: true, run: artifactFetchCommand}, // artifact_fetch.go (getter.SubCommand)
+		{name: "node gc", synopsis: "Destroy the terminal allocations of a node's client now", run: nodeGCCommand},
+		{name: "alloc gc", synopsis: "Destroy a terminal allocation on its client now", run: allocGCCommand},
 	}...)
 }
 

@@ -21,16 +21,6 @@ func DefaultClientGC() ClientGCConfig {
 		MaxAllocs: 50, ParallelDestroys: 2}
 }
 
-// clientGCFields lists the gc keys (merge.go's fields).
-func (c *Config) clientGCFields() []field {
-	g := &c.Client.GC
-	return []field{
-		{"client.gc_interval", &g.Interval}, {"client.gc_disk_usage_threshold", &g.DiskUsageThreshold},
-		{"client.gc_inode_usage_threshold", &g.InodeUsageThreshold}, {"client.gc_max_allocs", &g.MaxAllocs},
-		{"client.gc_parallel_destroys", &g.ParallelDestroys},
-	}
-}
-
 // validateClientGC checks the gc keys: a positive interval, thresholds
 // above 0 and at most 100 percent, at least one allocation and one
 // destroy at a time. A zero no file set (a config built in code) takes

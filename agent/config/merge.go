@@ -16,7 +16,7 @@ type field struct {
 
 // fields lists every keyed field of c; LoadFile, Merge and Validate share it.
 func (c *Config) fields() []field {
-	return append(append(append(append(c.limitsFields(), c.artifactFields()...), c.networkFields()...), c.clientGCFields()...), []field{
+	return append(append(append(c.limitsFields(), c.artifactFields()...), c.networkFields()...), []field{
 		{"name", &c.Name}, {"region", &c.Region}, {"datacenter", &c.Datacenter},
 		{"data_dir", &c.DataDir}, {"bind_addr", &c.BindAddr}, {"log_level", &c.LogLevel},
 		{"advertise.http", &c.Advertise.HTTP}, {"advertise.rpc", &c.Advertise.RPC}, {"advertise.serf", &c.Advertise.Serf},
@@ -45,6 +45,9 @@ func (c *Config) fields() []field {
 		{"acl.role_ttl", &c.ACL.RoleTTL}, {"acl.token_min_expiration_ttl", &c.ACL.TokenMinExpirationTTL},
 		{"acl.token_max_expiration_ttl", &c.ACL.TokenMaxExpirationTTL},
 		{"tls.http", &c.TLS.HTTP}, {"tls.rpc", &c.TLS.RPC}, {"tls.ca_file", &c.TLS.CAFile}, {"tls.cert_file", &c.TLS.CertFile}, {"tls.key_file", &c.TLS.KeyFile}, {"tls.verify_server_hostname", &c.TLS.VerifyServerHostname}, {"tls.verify_https_client", &c.TLS.VerifyHTTPSClient},
+		{"client.gc_interval", &c.Client.GC.Interval}, {"client.gc_disk_usage_threshold", &c.Client.GC.DiskUsageThreshold}, // client_gc.go
+		{"client.gc_inode_usage_threshold", &c.Client.GC.InodeUsageThreshold}, {"client.gc_max_allocs", &c.Client.GC.MaxAllocs},
+		{"client.gc_parallel_destroys", &c.Client.GC.ParallelDestroys},
 	}...)
 }
 

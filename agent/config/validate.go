@@ -62,8 +62,8 @@ func (c *Config) Validate() error {
 	c.validateLimits(bad)
 	c.validateArtifact(bad) // artifact.go
 	c.validateHostVolumes(bad)
-	c.validateNetwork(bad)  // network.go
-	c.validateClientGC(bad) // client_gc.go
+	c.validateNetwork(bad) // network.go
+	c.validateClientGC(bad)
 	if len(errs) == 0 {
 		return nil
 	}
