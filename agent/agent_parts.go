@@ -78,6 +78,7 @@ func (a *Agent) clientConfig(o options) (*client.Config, error) {
 		HostVolumes:  hostVolumes(c.Client.HostVolumes),      // agent_volumes.go
 		Network:      clientNetwork(c.Client.Network),        // agent_network.go
 		HostNetworks: hostNetworks(c.Client.HostNetworks),
+		GC:           clientGC(c.Client.GC), // agent_gc.go
 	}, nil
 }
 

@@ -102,6 +102,12 @@ var routeNeeds = func() map[string]routeNeed {
 	m["GET /v1/client/allocation/{id}/snapshot"] = routeNeed{needMigrate, readFS} // http_alloc_snapshot.go
 	writes("/v1/client/allocation/{id}/signal", objectNeed(life))
 	writes("/v1/client/allocation/{id}/restart", objectNeed(life))
+	// http_client_gc.go: node gc needs node write, alloc gc alloc-lifecycle
+	// (Nomad's); the official client sends both as GET.
+	m["GET /v1/client/gc"] = nodeWrite
+	writes("/v1/client/gc", nodeWrite)
+	m["GET /v1/client/allocation/{id}/gc"] = objectNeed(life)
+	writes("/v1/client/allocation/{id}/gc", objectNeed(life))
 
 	m["GET /v1/nodes"], m["GET /v1/node/{id}"], m["GET /v1/node/{id}/{sub}"] = nodeRead, nodeRead, nodeRead // {sub}: allocations
 	writes("/v1/node/{id}/drain", nodeWrite)

@@ -110,6 +110,8 @@ func commands() []command {
 		{name: "version", synopsis: "Print the nomadish version", run: versionCommand},
 		{name: "plugin", hidden: true, run: pluginCommand},
 		{name: "artifact-fetch", hidden: true, run: artifactFetchCommand}, // artifact_fetch.go (getter.SubCommand)
+		{name: "node gc", synopsis: "Destroy the terminal allocations of a node's client now", run: nodeGCCommand},
+		{name: "alloc gc", synopsis: "Destroy a terminal allocation on its client now", run: allocGCCommand},
 	}...)
 }
 

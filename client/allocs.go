@@ -1,7 +1,10 @@
 package client
 
 import (
+	"errors"
+
 	"github.com/nomadish/nomadish/client/allocdir"
+	"github.com/nomadish/nomadish/client/allocgc"
 	"github.com/nomadish/nomadish/client/allocrunner"
 	"github.com/nomadish/nomadish/client/taskrunner"
 	"github.com/nomadish/nomadish/structs"
@@ -43,6 +46,9 @@ func (c *Client) applyAlloc(a *structs.Allocation) {
 		return // shutting down
 	}
 	c.allocIdx[a.ID] = a.AllocModifyIndex
+	if c.wasCollected(a.ID) {
+		return // garbage collected here (gc.go): never started again
+	}
 	if ar, ok := c.allocs[a.ID]; ok {
 		ar.Update(a)
 		return
@@ -68,22 +74,25 @@ func (c *Client) applyAlloc(a *structs.Allocation) {
 }
 
 // removeAlloc destroys the runner of an allocation the server no longer
-// has (garbage collection): its tasks are killed and its dir removed.
+// has (collected by the servers, or gone): its tasks are killed, its
+// network released and its dir and state removed, through the garbage
+// collector's bound on parallel destroys (gc.go).
 func (c *Client) removeAlloc(id string) {
 	c.allocMu.Lock()
 	if c.ctx.Err() != nil {
 		c.allocMu.Unlock()
 		return // shutting down
 	}
-	ar := c.allocs[id]
-	delete(c.allocs, id)
+	_, held := c.allocs[id]
 	delete(c.allocIdx, id)
+	delete(c.collected, id)
 	c.allocMu.Unlock()
-	if ar == nil {
+	if !held {
 		return
 	}
 	c.wg.Go(func() {
-		if err := ar.Destroy(); err != nil {
+		err := c.gc.Destroy(c.ctx, id, "allocation no longer on the servers")
+		if err != nil && !errors.Is(err, allocgc.ErrUnknownAlloc) && c.ctx.Err() == nil {
 			c.logger.Warn("destroying alloc", "alloc_id", id, "error", err)
 		}
 	})

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/nomadish/nomadish/client/allocgc"
 	"github.com/nomadish/nomadish/client/allocrunner"
 	"github.com/nomadish/nomadish/client/fingerprint"
 	"github.com/nomadish/nomadish/client/network"
@@ -44,6 +45,10 @@ type Client struct {
 	// migrateTokens is the last Node.GetClientAllocs' MigrateTokens (by
 	// replacement alloc ID); guarded by allocMu (migrate.go).
 	migrateTokens map[string]string
+	// collected are allocations garbage collected here that the servers
+	// still list; guarded by allocMu (gc.go).
+	collected map[string]struct{}
+	gc        *allocgc.Collector // gc.go; set by New
 
 	nodeChanged chan struct{}   // cap 1: node must be re-registered
 	ctx         context.Context // ends on Shutdown: stops the watchers
@@ -59,7 +64,7 @@ type Client struct {
 // It returns once the node is built, without waiting for the servers.
 func New(cfg *Config, rpc RPCer) (*Client, error) {
 	c := &Client{cfg: *cfg, rpc: rpc, allocs: map[string]*allocrunner.AllocRunner{},
-		allocIdx: map[string]uint64{}, nodeChanged: make(chan struct{}, 1)}
+		allocIdx: map[string]uint64{}, collected: map[string]struct{}{}, nodeChanged: make(chan struct{}, 1)}
 	if c.cfg.Logger == nil {
 		c.cfg.Logger = hclog.NewNullLogger()
 	}
@@ -86,6 +91,7 @@ func New(cfg *Config, rpc RPCer) (*Client, error) {
 	c.batch = newBatcher(rpc, c.cfg.Region, c.secret(), c.logger)
 	c.wg.Go(func() { c.batch.run(batchCtx) })
 	c.restoreAllocs()
+	c.startGC() // gc.go
 	c.wg.Go(c.registerAndHeartbeat)
 	c.wg.Go(c.addCNIVersions) // cni_versions.go
 	return c, nil

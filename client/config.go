@@ -8,6 +8,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/nomadish/nomadish/client/allocgc"
 	"github.com/nomadish/nomadish/client/fingerprint"
 	"github.com/nomadish/nomadish/client/getter"
 	"github.com/nomadish/nomadish/client/network"
@@ -89,6 +90,12 @@ type Config struct {
 	// reported in the node's NodeNetworks (group_network.go).
 	Network      network.Config
 	HostNetworks []fingerprint.HostNetwork
+	// GC is the client's garbage collection (client { gc_interval
+	// gc_disk_usage_threshold gc_inode_usage_threshold gc_max_allocs
+	// gc_parallel_destroys }; zero fields take Nomad's defaults);
+	// GCDiskStats measures the alloc dir's filesystem (nil: statfs).
+	GC          allocgc.Config
+	GCDiskStats allocgc.DiskStats
 }
 
 var errNoDataDir = errors.New("client: data_dir is required outside dev mode")

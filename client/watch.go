@@ -109,5 +109,8 @@ func (c *Client) syncAllocs(resp *structs.NodeClientAllocsResponse) error {
 	for _, a := range allocs {
 		c.applyAlloc(a)
 	}
+	if len(allocs) > 0 {
+		c.gc.Kick() // gc.go: new allocations may take the client over gc_max_allocs
+	}
 	return nil
 }

@@ -148,6 +148,8 @@ type ClientConfig struct {
 	// blocks (network.go).
 	Network      NetworkConfig
 	HostNetworks []HostNetwork
+	// GC is the client's garbage collection keys (client_gc.go).
+	GC ClientGCConfig
 }
 
 // ACLConfig is the acl block, Nomad's keys: enabled turns token checks
@@ -188,7 +190,7 @@ func DefaultConfig() *Config {
 		LogLevel:   "INFO",
 		Ports:      Ports{HTTP: DefaultHTTPPort, RPC: DefaultRPCPort, Serf: DefaultSerfPort},
 		Server:     ServerConfig{BootstrapExpect: 1, NumSchedulers: runtime.NumCPU(), HeartbeatGrace: 10 * time.Second, CleanupDeadServers: true, DeadServerGrace: time.Minute, RetryInterval: 5 * time.Second},
-		Client:     ClientConfig{Meta: map[string]string{}, SysfsRoot: "/sys"},
+		Client:     ClientConfig{Meta: map[string]string{}, SysfsRoot: "/sys", GC: DefaultClientGC()},
 		Plugins:    map[string]*PluginConfig{},
 		Limits:     DefaultLimits(),
 		ACL: ACLConfig{TokenTTL: 30 * time.Second, PolicyTTL: 30 * time.Second, RoleTTL: 30 * time.Second,

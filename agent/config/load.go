@@ -224,7 +224,7 @@ func (d *decoder) evalInto(a *hclsyntax.Attribute, key string, ptr any) bool {
 	switch ptr.(type) {
 	case *string:
 		kind = "string"
-	case *int:
+	case *int, *float64:
 		kind = "number"
 	case *bool:
 		kind = "bool"
@@ -257,6 +257,8 @@ func (d *decoder) store(a *hclsyntax.Attribute, key, kind string, v cty.Value, p
 			return false
 		}
 		*p = int(i)
+	case *float64:
+		*p, _ = v.AsBigFloat().Float64()
 	case *[]string:
 		*p = nil
 		for it := v.ElementIterator(); it.Next(); {

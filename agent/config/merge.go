@@ -11,7 +11,7 @@ import (
 // field ties a config key ("ports.http") to the field holding it.
 type field struct {
 	key string
-	ptr any // *string, *int, *bool, *[]string, *map[string]string, *time.Duration
+	ptr any // *string, *int, *float64, *bool, *[]string, *map[string]string, *time.Duration
 }
 
 // fields lists every keyed field of c; LoadFile, Merge and Validate share it.
@@ -45,6 +45,9 @@ func (c *Config) fields() []field {
 		{"acl.role_ttl", &c.ACL.RoleTTL}, {"acl.token_min_expiration_ttl", &c.ACL.TokenMinExpirationTTL},
 		{"acl.token_max_expiration_ttl", &c.ACL.TokenMaxExpirationTTL},
 		{"tls.http", &c.TLS.HTTP}, {"tls.rpc", &c.TLS.RPC}, {"tls.ca_file", &c.TLS.CAFile}, {"tls.cert_file", &c.TLS.CertFile}, {"tls.key_file", &c.TLS.KeyFile}, {"tls.verify_server_hostname", &c.TLS.VerifyServerHostname}, {"tls.verify_https_client", &c.TLS.VerifyHTTPSClient},
+		{"client.gc_interval", &c.Client.GC.Interval}, {"client.gc_disk_usage_threshold", &c.Client.GC.DiskUsageThreshold}, // client_gc.go
+		{"client.gc_inode_usage_threshold", &c.Client.GC.InodeUsageThreshold}, {"client.gc_max_allocs", &c.Client.GC.MaxAllocs},
+		{"client.gc_parallel_destroys", &c.Client.GC.ParallelDestroys},
 	}...)
 }
 

@@ -63,6 +63,7 @@ func (c *Config) Validate() error {
 	c.validateArtifact(bad) // artifact.go
 	c.validateHostVolumes(bad)
 	c.validateNetwork(bad) // network.go
+	c.validateClientGC(bad)
 	if len(errs) == 0 {
 		return nil
 	}
