@@ -39,6 +39,7 @@ func New(d Deps) (*Set, error) {
 		{"Variables", &Variables{d: dp}}, {"Keyring", &Keyring{d: dp}},
 		{"Scaling", &Scaling{d: dp}},
 		{"ServiceRegistration", &ServiceRegistration{d: dp}},
+		{"System", &System{d: dp}},
 	}}, nil
 }
 
