@@ -163,6 +163,9 @@ var routeNeeds = func() map[string]routeNeed {
 		"GET /v1/acl/role/name/{name}", "DELETE /v1/acl/role/{id}"} {
 		m[p] = selfChecked
 	}
+	// System: a forced GC and the summaries reconcile need management.
+	writes("/v1/system/gc", management)
+	writes("/v1/system/reconcile/summaries", management)
 	return m
 }()
 
