@@ -1,0 +1,224 @@
+// Command gcbench measures what server garbage collection gives back: it
+// starts an in-process server (raft on disk in a temp dir), registers
+// -jobs one-task batch jobs through the RPC port and raft, has a simulated
+// node (no processes) complete them, and reports as JSON the heap and RSS
+// of the idle server, after the jobs completed and after `system gc`, and
+// the raft snapshot's size before and after the collection.
+//
+//	go run ./tools/gcbench -jobs 10000
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/nomadish/nomadish/rpcclient"
+	"github.com/nomadish/nomadish/server"
+	"github.com/nomadish/nomadish/structs"
+)
+
+// Report is the program's output.
+type Report struct {
+	Jobs                  int
+	RegisterSeconds       float64 // registering every job
+	CompleteSeconds       float64 // until every job is dead
+	GCSeconds             float64 // System.GarbageCollect
+	Idle                  Memory  // the server with one node, no jobs
+	Complete              Memory  // every job completed
+	AfterGC               Memory  // after system gc
+	SnapshotBytesIdle     int
+	SnapshotBytesComplete int
+	SnapshotBytesAfterGC  int
+	Left                  map[string]int // jobs, evals, allocs left after GC
+	RSSAfterGCOverIdle    float64        // AfterGC.RSSMB / Idle.RSSMB
+}
+
+func main() {
+	jobs := flag.Int("jobs", 100000, "batch jobs to register and complete")
+	parallel := flag.Int("parallel", 32, "goroutines registering jobs")
+	flag.Parse()
+	rep, err := run(*jobs, *parallel)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "gcbench:", err)
+		os.Exit(1)
+	}
+	enc := json.NewEncoder(os.Stdout)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(rep)
+}
+
+func run(n, parallel int) (*Report, error) {
+	dir, err := os.MkdirTemp("", "gcbench-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	logger := hclog.New(&hclog.LoggerOptions{Name: "gcbench", Level: hclog.Warn, Output: os.Stderr})
+	s, err := server.NewServer(&server.Config{DataDir: dir, RPCAddr: "127.0.0.1:0", BootstrapExpect: 1,
+		NumSchedulers: runtime.NumCPU(), Logger: logger})
+	if err != nil {
+		return nil, fmt.Errorf("starting the server: %w", err)
+	}
+	defer s.Shutdown()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	wctx, wcancel := context.WithTimeout(ctx, 30*time.Second)
+	defer wcancel()
+	if err := s.WaitForLeader(wctx); err != nil {
+		return nil, err
+	}
+	pool := rpcclient.NewPool(nil, logger)
+	defer pool.Close()
+	rpc := func(method string, args, reply any) error { return pool.RPC(s.RPCAddr(), method, args, reply) }
+
+	node := newSimNode(rpc)
+	ttl, err := node.register()
+	if err != nil {
+		return nil, err
+	}
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer cancel()
+	wg.Add(2)
+	go func() { defer wg.Done(); node.heartbeat(ctx, ttl) }()
+	nodeErr := make(chan error, 1)
+	go func() { defer wg.Done(); nodeErr <- node.run(ctx, time.Second) }()
+
+	rep := &Report{Jobs: n}
+	time.Sleep(2 * time.Second) // let start-up settle before the idle reading
+	rep.Idle = readMemory()
+	if rep.SnapshotBytesIdle, err = snapshotSize(s); err != nil {
+		return nil, err
+	}
+
+	start := time.Now()
+	if err := registerJobs(rpc, n, parallel); err != nil {
+		return nil, err
+	}
+	rep.RegisterSeconds = time.Since(start).Seconds()
+	fmt.Fprintf(os.Stderr, "gcbench: %d jobs registered in %.1fs\n", n, rep.RegisterSeconds)
+	if err := waitDead(s, n, node, nodeErr); err != nil {
+		return nil, err
+	}
+	rep.CompleteSeconds = time.Since(start).Seconds()
+	fmt.Fprintf(os.Stderr, "gcbench: %d jobs dead after %.1fs\n", n, rep.CompleteSeconds)
+	rep.Complete = readMemory()
+	if rep.SnapshotBytesComplete, err = snapshotSize(s); err != nil {
+		return nil, err
+	}
+
+	start = time.Now()
+	if err := rpc(structs.SystemGarbageCollectRPC, &structs.SystemGCRequest{}, &structs.GenericResponse{}); err != nil {
+		return nil, fmt.Errorf("system gc: %w", err)
+	}
+	rep.GCSeconds = time.Since(start).Seconds()
+	rep.Left = left(s)
+	rep.AfterGC = readMemory()
+	if rep.SnapshotBytesAfterGC, err = snapshotSize(s); err != nil {
+		return nil, err
+	}
+	rep.RSSAfterGCOverIdle = float64(int(rep.AfterGC.RSSMB/rep.Idle.RSSMB*100)) / 100
+	return rep, nil
+}
+
+// registerJobs registers n one-task batch jobs from parallel goroutines.
+func registerJobs(rpc rpcFunc, n, parallel int) error {
+	var next atomic.Int64
+	errs := make(chan error, parallel)
+	var wg sync.WaitGroup
+	for g := 0; g < parallel; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				req := &structs.JobRegisterRequest{Job: batchJob(fmt.Sprintf("gcbench-%06d", i))}
+				if err := rpc(structs.JobRegisterRPC, req, &structs.JobRegisterResponse{}); err != nil {
+					errs <- fmt.Errorf("registering job %d: %w", i, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	return <-errs
+}
+
+func batchJob(id string) *structs.Job {
+	return &structs.Job{ID: id, Type: structs.JobTypeBatch, Datacenters: []string{"dc1"},
+		TaskGroups: []*structs.TaskGroup{{Name: "g", Count: 1, Tasks: []*structs.Task{{
+			Name: "t", Driver: "raw_exec", Config: map[string]any{"command": "/bin/true"},
+			Resources: &structs.Resources{CPU: 1, MemoryMB: structs.MinMemoryMB},
+		}}}}}
+}
+
+// waitDead waits until the node reported n allocations complete and every
+// job is dead with its evaluations terminal.
+func waitDead(s *server.Server, n int, node *simNode, nodeErr <-chan error) error {
+	for {
+		select {
+		case err := <-nodeErr:
+			if err != nil {
+				return err
+			}
+		case <-time.After(time.Second):
+		}
+		if int(node.done.Load()) < n {
+			continue
+		}
+		snap := s.State().Snapshot()
+		jobs, err := snap.Jobs(nil, "*")
+		if err != nil {
+			return err
+		}
+		evals, err := snap.Evals(nil)
+		if err != nil {
+			return err
+		}
+		dead := 0
+		for _, j := range jobs {
+			if j.Status == structs.JobStatusDead {
+				dead++
+			}
+		}
+		pending := 0
+		for _, e := range evals {
+			if !e.TerminalStatus() {
+				pending++
+			}
+		}
+		if dead == n && pending == 0 {
+			return nil
+		}
+	}
+}
+
+func left(s *server.Server) map[string]int {
+	snap := s.State().Snapshot()
+	jobs, _ := snap.Jobs(nil, "*")
+	evals, _ := snap.Evals(nil)
+	allocs, _ := snap.Allocs(nil)
+	return map[string]int{"jobs": len(jobs), "evals": len(evals), "allocs": len(allocs)}
+}
+
+// snapshotSize takes a raft snapshot (the operator snapshot archive).
+func snapshotSize(s *server.Server) (int, error) {
+	archive, _, err := s.SaveSnapshot()
+	if err != nil {
+		return 0, fmt.Errorf("saving a snapshot: %w", err)
+	}
+	return len(archive), nil
+}
