@@ -1,7 +1,7 @@
 // Command gcbench measures what server garbage collection gives back: it
 // starts an in-process server (raft on disk in a temp dir), registers
-// -jobs one-task batch jobs through the RPC port and raft, has a simulated
-// node (no processes) complete them, and reports as JSON the heap and RSS
+// -jobs one-task batch jobs through the RPC port and raft, has simulated
+// nodes (no processes) complete them, and reports as JSON the heap and RSS
 // of the idle server, after the jobs completed and after `system gc`, and
 // the raft snapshot's size before and after the collection.
 //
@@ -13,6 +13,8 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"net/http"
+	_ "net/http/pprof"
 	"os"
 	"runtime"
 	"sync"
@@ -29,6 +31,7 @@ import (
 // Report is the program's output.
 type Report struct {
 	Jobs                  int
+	Nodes                 int
 	RegisterSeconds       float64 // registering every job
 	CompleteSeconds       float64 // until every job is dead
 	GCSeconds             float64 // System.GarbageCollect
@@ -45,8 +48,13 @@ type Report struct {
 func main() {
 	jobs := flag.Int("jobs", 100000, "batch jobs to register and complete")
 	parallel := flag.Int("parallel", 32, "goroutines registering jobs")
+	numNodes := flag.Int("nodes", 20, "simulated nodes (the scheduler scans a node's allocations: one node makes placement quadratic)")
+	pprofAddr := flag.String("pprof", "", "serve net/http/pprof on this address (e.g. 127.0.0.1:6060)")
 	flag.Parse()
-	rep, err := run(*jobs, *parallel)
+	if *pprofAddr != "" {
+		go func() { _ = http.ListenAndServe(*pprofAddr, nil) }()
+	}
+	rep, err := run(*jobs, *parallel, *numNodes)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "gcbench:", err)
 		os.Exit(1)
@@ -56,7 +64,7 @@ func main() {
 	_ = enc.Encode(rep)
 }
 
-func run(n, parallel int) (*Report, error) {
+func run(n, parallel, numNodes int) (*Report, error) {
 	dir, err := os.MkdirTemp("", "gcbench-")
 	if err != nil {
 		return nil, err
@@ -80,20 +88,24 @@ func run(n, parallel int) (*Report, error) {
 	defer pool.Close()
 	rpc := func(method string, args, reply any) error { return pool.RPC(s.RPCAddr(), method, args, reply) }
 
-	node := newSimNode(rpc)
-	ttl, err := node.register()
-	if err != nil {
-		return nil, err
-	}
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	defer cancel()
-	wg.Add(2)
-	go func() { defer wg.Done(); node.heartbeat(ctx, ttl) }()
-	nodeErr := make(chan error, 1)
-	go func() { defer wg.Done(); nodeErr <- node.run(ctx, time.Second) }()
+	nodes := make([]*simNode, numNodes)
+	nodeErr := make(chan error, numNodes)
+	for i := range nodes {
+		node := newSimNode(rpc)
+		ttl, err := node.register()
+		if err != nil {
+			return nil, err
+		}
+		nodes[i] = node
+		wg.Add(2)
+		go func() { defer wg.Done(); node.heartbeat(ctx, ttl) }()
+		go func() { defer wg.Done(); nodeErr <- node.run(ctx, time.Second) }()
+	}
 
-	rep := &Report{Jobs: n}
+	rep := &Report{Jobs: n, Nodes: numNodes}
 	time.Sleep(2 * time.Second) // let start-up settle before the idle reading
 	rep.Idle = readMemory()
 	if rep.SnapshotBytesIdle, err = snapshotSize(s); err != nil {
@@ -106,7 +118,7 @@ func run(n, parallel int) (*Report, error) {
 	}
 	rep.RegisterSeconds = time.Since(start).Seconds()
 	fmt.Fprintf(os.Stderr, "gcbench: %d jobs registered in %.1fs\n", n, rep.RegisterSeconds)
-	if err := waitDead(s, n, node, nodeErr); err != nil {
+	if err := waitDead(s, n, nodes, nodeErr); err != nil {
 		return nil, err
 	}
 	rep.CompleteSeconds = time.Since(start).Seconds()
@@ -165,9 +177,10 @@ func batchJob(id string) *structs.Job {
 		}}}}}
 }
 
-// waitDead waits until the node reported n allocations complete and every
+// waitDead waits until the nodes reported n allocations complete and every
 // job is dead with its evaluations terminal.
-func waitDead(s *server.Server, n int, node *simNode, nodeErr <-chan error) error {
+func waitDead(s *server.Server, n int, nodes []*simNode, nodeErr <-chan error) error {
+	lastLog := time.Now()
 	for {
 		select {
 		case err := <-nodeErr:
@@ -176,7 +189,15 @@ func waitDead(s *server.Server, n int, node *simNode, nodeErr <-chan error) erro
 			}
 		case <-time.After(time.Second):
 		}
-		if int(node.done.Load()) < n {
+		done := 0
+		for _, node := range nodes {
+			done += int(node.done.Load())
+		}
+		if time.Since(lastLog) > 10*time.Second {
+			lastLog = time.Now()
+			fmt.Fprintf(os.Stderr, "gcbench: %d allocations reported complete\n", done)
+		}
+		if done < n {
 			continue
 		}
 		snap := s.State().Snapshot()
