@@ -17,6 +17,7 @@ import (
 	_ "net/http/pprof"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -49,12 +50,16 @@ func main() {
 	jobs := flag.Int("jobs", 100000, "batch jobs to register and complete")
 	parallel := flag.Int("parallel", 32, "goroutines registering jobs")
 	numNodes := flag.Int("nodes", 20, "simulated nodes (the scheduler scans a node's allocations: one node makes placement quadratic)")
+	heapProfile := flag.String("heapprofile", "", "write a heap profile after the collection to this file")
 	pprofAddr := flag.String("pprof", "", "serve net/http/pprof on this address (e.g. 127.0.0.1:6060)")
 	flag.Parse()
+	if *heapProfile != "" {
+		runtime.MemProfileRate = 4096 // a finer profile of what the collection left
+	}
 	if *pprofAddr != "" {
 		go func() { _ = http.ListenAndServe(*pprofAddr, nil) }()
 	}
-	rep, err := run(*jobs, *parallel, *numNodes)
+	rep, err := run(*jobs, *parallel, *numNodes, *heapProfile)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "gcbench:", err)
 		os.Exit(1)
@@ -64,7 +69,7 @@ func main() {
 	_ = enc.Encode(rep)
 }
 
-func run(n, parallel, numNodes int) (*Report, error) {
+func run(n, parallel, numNodes int, heapProfile string) (*Report, error) {
 	dir, err := os.MkdirTemp("", "gcbench-")
 	if err != nil {
 		return nil, err
@@ -137,6 +142,11 @@ func run(n, parallel, numNodes int) (*Report, error) {
 	rep.AfterGC = readMemory()
 	if rep.SnapshotBytesAfterGC, err = snapshotSize(s); err != nil {
 		return nil, err
+	}
+	if heapProfile != "" {
+		if err := writeHeapProfile(heapProfile); err != nil {
+			return nil, err
+		}
 	}
 	rep.RSSAfterGCOverIdle = float64(int(rep.AfterGC.RSSMB/rep.Idle.RSSMB*100)) / 100
 	return rep, nil
@@ -242,4 +252,13 @@ func snapshotSize(s *server.Server) (int, error) {
 		return 0, fmt.Errorf("saving a snapshot: %w", err)
 	}
 	return len(archive), nil
+}
+
+func writeHeapProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return pprof.WriteHeapProfile(f)
 }
