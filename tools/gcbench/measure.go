@@ -5,13 +5,15 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 )
 
 // Memory is one reading, taken after runtime.GC and debug.FreeOSMemory.
 type Memory struct {
-	HeapInuseMB float64 // runtime.MemStats.HeapInuse
+	HeapLiveMB  float64 // runtime/metrics /gc/heap/live:bytes: what the last GC kept
+	HeapInuseMB float64 // runtime.MemStats.HeapInuse: spans holding live objects
 	RSSMB       float64 // /proc/self/status VmRSS
 	RSSAnonMB   float64 // RssAnon: the heap and stacks
 	RSSFileMB   float64 // RssFile: mapped files (raft's bbolt log store)
@@ -23,6 +25,11 @@ func readMemory() Memory {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	m := Memory{HeapInuseMB: mb(ms.HeapInuse)}
+	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(live)
+	if live[0].Value.Kind() == metrics.KindUint64 {
+		m.HeapLiveMB = mb(live[0].Value.Uint64())
+	}
 	f, err := os.Open("/proc/self/status")
 	if err != nil {
 		return m
