@@ -78,6 +78,13 @@ func (s *Server) collectGarbage(ctx context.Context, th gc.Thresholds, batch int
 		return nil, fmt.Errorf("reading the state to collect: %w", err)
 	}
 	res := gc.Collect(in, now, th)
+	if s.logger.IsDebug() && len(res.Victims) > 0 {
+		reasons := map[string]int{}
+		for _, v := range res.Victims {
+			reasons[v.Reason]++
+		}
+		s.logger.Debug("garbage collection chose", "reasons", reasons)
+	}
 	total := &structs.GCReapResponse{}
 	start := time.Now()
 	for _, req := range res.Batches(batch) {
