@@ -13,6 +13,7 @@ import (
 	"github.com/nomadish/nomadish/drivers/catalog"
 	"github.com/nomadish/nomadish/jobspec"
 	"github.com/nomadish/nomadish/server"
+	"github.com/nomadish/nomadish/server/gc"
 	"github.com/nomadish/nomadish/structs"
 	"github.com/nomadish/nomadish/version"
 )
@@ -27,6 +28,9 @@ func (a *Agent) serverConfig() *server.Config {
 		MinHeartbeatTTL: c.Server.MinHeartbeatTTL, MaxHeartbeatsPerSecond: float64(c.Server.MaxHeartbeatsPerSecond),
 		Logger: a.logger, Raft: raftConfig(c.Server),
 		JobMaxCount: c.Server.JobMaxCount,
+		GC: gc.Config{Interval: c.Server.GC.JobGCInterval, Thresholds: gc.Thresholds{
+			Job: c.Server.GC.JobGCThreshold, Eval: c.Server.GC.EvalGCThreshold, BatchEval: c.Server.GC.BatchEvalGCThreshold,
+			Deployment: c.Server.GC.DeploymentGCThreshold, Node: c.Server.GC.NodeGCThreshold}},
 		ClientIntroduction: server.ClientIntroductionConfig{
 			Enforcement: c.Server.ClientIntroEnforcement, Tokens: c.Server.ClientIntroTokens},
 		SnapshotRestoreMaxBytes: int64(c.Server.SnapshotRestoreMaxMB) << 20,

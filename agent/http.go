@@ -184,6 +184,7 @@ func (s *httpServer) routes() {
 	s.servicesRoutes(h) // http_services.go
 	s.searchRoutes(h)   // http_search.go
 	s.clientGCRoutes(h) // http_client_gc.go
+	s.systemRoutes(h)   // http_system.go
 	h("GET /v1/agent/health", s.agentHealth)
 	h("GET /v1/metrics", s.metrics)
 	h("GET /v1/operator/scheduler/configuration", s.schedulerConfigGet)

@@ -173,6 +173,9 @@ var routeNeeds = func() map[string]routeNeed {
 	// rule and leave out what the token may not read.
 	writes("/v1/search", selfChecked)
 	writes("/v1/search/fuzzy", selfChecked)
+	// System: a forced GC and the summaries reconcile need management.
+	writes("/v1/system/gc", management)
+	writes("/v1/system/reconcile/summaries", management)
 	return m
 }()
 

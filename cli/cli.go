@@ -108,6 +108,8 @@ func commands() []command {
 		{name: "tls ca create", synopsis: "Create a certificate authority for agent TLS", run: tlsCACreateCommand},
 		{name: "tls cert create", synopsis: "Create a server, client or CLI certificate signed by the CA", run: tlsCertCreateCommand},
 		{name: "version", synopsis: "Print the nomadish version", run: versionCommand},
+		{name: "system gc", synopsis: "Run the servers' garbage collector now", run: systemGCCommand}, // system.go
+		{name: "system reconcile summaries", synopsis: "Recompute every job's summary", run: systemReconcileSummariesCommand},
 		{name: "plugin", hidden: true, run: pluginCommand},
 		{name: "artifact-fetch", hidden: true, run: artifactFetchCommand}, // artifact_fetch.go (getter.SubCommand)
 		{name: "node gc", synopsis: "Destroy the terminal allocations of a node's client now", run: nodeGCCommand},

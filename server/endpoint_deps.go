@@ -30,6 +30,7 @@ func (s *Server) endpointDeps() endpoints.Deps {
 		DriverSchemas: s.cfg.DriverSchemas,
 		ACL:           s.aclConfig(),
 		Keyring:       s.keyring,
+		ForceGC:       s.forceGC, // leader_gc.go
 		Limits: endpoints.Limits{
 			JobMaxCount:        s.cfg.JobMaxCount,
 			ClientIntroduction: s.cfg.ClientIntroduction,

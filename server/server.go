@@ -17,6 +17,7 @@ import (
 	"github.com/nomadish/nomadish/server/cluster"
 	"github.com/nomadish/nomadish/server/endpoints"
 	"github.com/nomadish/nomadish/server/fsm"
+	"github.com/nomadish/nomadish/server/gc"
 	"github.com/nomadish/nomadish/server/heartbeat"
 	"github.com/nomadish/nomadish/server/keyring"
 	"github.com/nomadish/nomadish/server/nodeconn"
@@ -104,6 +105,9 @@ type Config struct {
 	// value is ACLs off. Its BootstrapResetFile defaults to DataDir's
 	// server/acl-bootstrap-reset.
 	ACL ACLConfig
+	// GC is the leader's garbage collector's interval, thresholds and
+	// batch size (server/gc; zero fields: Nomad's defaults; leader_gc.go).
+	GC gc.Config
 }
 
 // ACLConfig is the servers' ACL configuration (endpoints.ACLConfig).
@@ -226,6 +230,9 @@ type Server struct {
 	nodeConns *nodeconn.Registry
 	// keyring holds the root keys' material (keyring_leader.go).
 	keyring *keyring.Keyring
+	// gc serializes garbage collections and holds their time table
+	// (leader_gc.go).
+	gc gcState
 
 	shutdownMu sync.Mutex
 	shutdown   bool

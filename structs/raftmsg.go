@@ -39,6 +39,10 @@ const (
 	ServiceRegistrationUpsertRequestType           MessageType = 100 // ServiceRegistrationUpsertRequest
 	ServiceRegistrationDeleteByIDRequestType       MessageType = 101 // ServiceRegistrationDelByIDRequest
 	ServiceRegistrationDeleteByAllocIDsRequestType MessageType = 102 // ServiceRegistrationDelByAllocIDsRequest
+
+	// Server garbage collection (110..114 are the GC's; gc.go).
+	GCReapRequestType              MessageType = 110 // GCReapRequest
+	JobSummaryReconcileRequestType MessageType = 111 // JobSummaryReconcileRequest
 )
 
 // IgnoreUnknownTypeFlag marks an entry that older servers may skip.

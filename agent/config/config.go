@@ -106,6 +106,9 @@ type ServerConfig struct {
 	ClientIntroEnforcement string
 	ClientIntroTokens      []string
 	SnapshotRestoreMaxMB   int
+	// GC is the garbage collection keys (job_gc_interval, *_gc_threshold;
+	// gc.go).
+	GC GCConfig
 }
 
 // ClientConfig is the client block.

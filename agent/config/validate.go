@@ -112,6 +112,7 @@ func (c *Config) validateRoles(bad func(key, format string, args ...any)) {
 	}
 	c.validateRaft(bad)
 	c.validateJobLimits(bad) // validate_job_limits.go
+	c.validateGC(bad)        // gc.go
 	c.validateNodeAuth(bad)
 	if c.Client.Enabled && !c.Server.Enabled && len(c.Client.Servers) == 0 {
 		bad("client.servers", "required when the client runs without a local server")

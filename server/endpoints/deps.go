@@ -111,6 +111,9 @@ type Deps struct {
 	// Keyring holds the root keys variables are encrypted with (nil: the
 	// Variables and Keyring endpoints answer 500).
 	Keyring RootKeyring
+	// ForceGC runs one garbage collection with every threshold at zero,
+	// on the leader (System.GarbageCollect; nil: the RPC answers 500).
+	ForceGC func() (*structs.GCReapResponse, error)
 }
 
 // ACLConfig is the server's ACL configuration.

@@ -40,6 +40,7 @@ func New(d Deps) (*Set, error) {
 		{"Scaling", &Scaling{d: dp}},
 		{"ServiceRegistration", &ServiceRegistration{d: dp}},
 		{"Search", &Search{d: dp}},
+		{"System", &System{d: dp}},
 	}}, nil
 }
 

@@ -127,6 +127,10 @@ func (f *FSM) Apply(l *raft.Log) any {
 		return f.applyServiceRegistrationDeleteByID(buf, index)
 	case structs.ServiceRegistrationDeleteByAllocIDsRequestType:
 		return f.applyServiceRegistrationDeleteByAllocIDs(buf, index)
+	case structs.GCReapRequestType:
+		return f.applyGCReap(buf, index)
+	case structs.JobSummaryReconcileRequestType:
+		return f.applyJobSummaryReconcile(buf, index)
 	}
 	if msgType&structs.IgnoreUnknownTypeFlag != 0 {
 		f.logger.Warn("ignoring unknown raft message type", "type", msgType, "index", index)

@@ -51,6 +51,8 @@ func raftMessages() map[structs.MessageType]any {
 		structs.ServiceRegistrationUpsertRequestType:           &structs.ServiceRegistrationUpsertRequest{},
 		structs.ServiceRegistrationDeleteByIDRequestType:       &structs.ServiceRegistrationDelByIDRequest{},
 		structs.ServiceRegistrationDeleteByAllocIDsRequestType: &structs.ServiceRegistrationDelByAllocIDsRequest{},
+		structs.GCReapRequestType:                              &structs.GCReapRequest{},
+		structs.JobSummaryReconcileRequestType:                 &structs.JobSummaryReconcileRequest{},
 	}
 }
 
@@ -101,6 +103,7 @@ func FuzzFSMDecode(f *testing.F) {
 	fsmSeed(f, structs.NodeRegisterRequestType, &structs.NodeRegisterRequest{Node: &structs.Node{ID: "n", Attributes: map[string]string{"a": "b"}}})
 	fsmSeed(f, structs.EvalDeleteRequestType, &structs.EvalDeleteEntry{Evals: []string{"e"}})
 	fsmSeed(f, structs.ServiceRegistrationUpsertRequestType, &structs.ServiceRegistrationUpsertRequest{Services: []*structs.ServiceRegistration{{ID: "s", AllocID: "a"}, nil}})
+	fsmSeed(f, structs.GCReapRequestType, &structs.GCReapRequest{Jobs: []structs.NamespacedID{{ID: "j", Namespace: "default"}}, Evals: []string{"e"}, Allocs: []string{"a"}})
 	f.Add([]byte{byte(structs.JobRegisterRequestType), 0xdd, 0xff, 0xff, 0xff, 0xff})  // an array claiming 4G members
 	f.Add([]byte{byte(structs.NodeRegisterRequestType), 0xdf, 0x7f, 0xff, 0xff, 0xff}) // a map claiming 2G entries
 	f.Fuzz(func(t *testing.T, data []byte) {
