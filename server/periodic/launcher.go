@@ -17,9 +17,11 @@ var ErrConfig = errors.New("periodic: missing State, Apply or Clock")
 
 // State is what the launcher reads (the server's state store satisfies it).
 type State interface {
-	// Jobs lists the jobs of a namespace ("*": all), adding the table's
-	// watch to ws.
-	Jobs(ws memdb.WatchSet, namespace string) ([]*structs.Job, error)
+	// PeriodicJobs lists the active periodic parents of every namespace,
+	// adding to ws a watch that fires when one of them changes (a write to
+	// another job must not wake the launcher: a round per job write was
+	// quadratic in the number of jobs).
+	PeriodicJobs(ws memdb.WatchSet) ([]*structs.Job, error)
 	// PeriodicLaunchByID returns a parent's last launch or nil.
 	PeriodicLaunchByID(ws memdb.WatchSet, namespace, id string) (*structs.PeriodicLaunch, error)
 	// JobChildren lists a parent's children.
@@ -105,7 +107,7 @@ func (l *Launcher) Run(ctx context.Context) {
 func (l *Launcher) Round(ws memdb.WatchSet) (time.Time, error) {
 	st := l.cfg.State()
 	ws.Add(st.AbandonCh())
-	jobs, err := st.Jobs(ws, "*")
+	jobs, err := st.PeriodicJobs(ws)
 	if err != nil {
 		return time.Time{}, err
 	}

@@ -16,6 +16,11 @@ func jobsSchema() *memdb.TableSchema {
 				&memdb.StringFieldIndex{Field: "Namespace"},
 				&memdb.StringFieldIndex{Field: "ID"},
 			}}},
+			// periodic: the active periodic parents, so the periodic
+			// launcher reads (and watches) only them, not every job.
+			"periodic": {Name: "periodic", Indexer: &memdb.ConditionalIndex{Conditional: func(obj any) (bool, error) {
+				return obj.(*structs.Job).IsPeriodicActive(), nil
+			}}},
 		},
 	}
 }
@@ -117,6 +122,22 @@ func (r reader) JobByID(ws memdb.WatchSet, namespace, id string) (*structs.Job, 
 		return nil, nil
 	}
 	return raw.(*structs.Job), nil
+}
+
+// PeriodicJobs lists the active periodic parents of every namespace (see
+// Job.IsPeriodicActive), adding a watch that fires only when one of them
+// changes: a write to any other job leaves it alone.
+func (r reader) PeriodicJobs(ws memdb.WatchSet) ([]*structs.Job, error) {
+	it, err := r.db.Txn(false).Get(tableJobs, "periodic", true)
+	if err != nil {
+		return nil, fmt.Errorf("listing periodic jobs: %w", err)
+	}
+	ws.Add(it.WatchCh())
+	var out []*structs.Job
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		out = append(out, raw.(*structs.Job))
+	}
+	return out, nil
 }
 
 // Jobs returns all jobs of namespace ("" or "*" for all), ordered by
