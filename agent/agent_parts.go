@@ -33,6 +33,7 @@ func (a *Agent) serverConfig() *server.Config {
 		DriverSchemas:           catalog.Builtin,
 		ACL: server.ACLConfig{Enabled: c.ACL.Enabled, TokenMinExpirationTTL: c.ACL.TokenMinExpirationTTL,
 			TokenMaxExpirationTTL: c.ACL.TokenMaxExpirationTTL},
+		MetricsInterval: c.Telemetry.CollectionInterval,
 	}
 	sc.TLS = a.rpcTLS // agent_tls.go
 	sc.RPCLimits = server.RPCLimits{HandshakeTimeout: c.Limits.RPCHandshakeTimeout, MaxConnsPerClient: c.Limits.RPCMaxConnsPerClient}

@@ -135,7 +135,8 @@ func (s *Server) establishLeadership() error {
 	run(s.newDeploymentWatcher().Run)
 	run(s.reapCancelledEvals)
 	run(s.runDrainer)
-	run(s.runPeriodic) // leader_periodic.go
+	run(s.runPeriodic)    // leader_periodic.go
+	run(s.publishMetrics) // leader_metrics.go
 	if s.cfg.ACL.Enabled {
 		run(s.reapExpiredTokens) // acl_gc.go
 	}

@@ -104,6 +104,9 @@ type Config struct {
 	// value is ACLs off. Its BootstrapResetFile defaults to DataDir's
 	// server/acl-bootstrap-reset.
 	ACL ACLConfig
+	// MetricsInterval is how often the leader publishes its gauges
+	// (telemetry.collection_interval; leader_metrics.go). 0: 1 s.
+	MetricsInterval time.Duration
 }
 
 // ACLConfig is the servers' ACL configuration (endpoints.ACLConfig).
@@ -156,6 +159,9 @@ func (c *Config) withDefaults() *Config {
 	}
 	if out.Clock == nil {
 		out.Clock = clock.Real{}
+	}
+	if out.MetricsInterval <= 0 {
+		out.MetricsInterval = time.Second
 	}
 	return &out
 }
