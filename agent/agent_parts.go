@@ -75,10 +75,12 @@ func (a *Agent) clientConfig(o options) (*client.Config, error) {
 		ReservedCores: c.Client.ReservedCores, ReservableCores: c.Client.ReservableCores, SysfsRoot: c.Client.SysfsRoot,
 		PluginConfig: plugins, Drivers: catalog.Builtin, PluginExecutable: exe, DevMode: c.DevMode, IntroToken: c.Client.IntroToken,
 		Logger: a.logger, HTTPAddr: a.httpAdvertise(), HTTPTLS: a.httpSelfTLS, Version: version.Version,
-		Artifacts:    artifactConfig(c.Client.Artifact, exe), // agent_artifact.go
-		HostVolumes:  hostVolumes(c.Client.HostVolumes),      // agent_volumes.go
-		Network:      clientNetwork(c.Client.Network),        // agent_network.go
-		HostNetworks: hostNetworks(c.Client.HostNetworks),
+		Artifacts:          artifactConfig(c.Client.Artifact, exe), // agent_artifact.go
+		HostVolumes:        hostVolumes(c.Client.HostVolumes),      // agent_volumes.go
+		Network:            clientNetwork(c.Client.Network),        // agent_network.go
+		HostNetworks:       hostNetworks(c.Client.HostNetworks),
+		PublishNodeMetrics: c.Telemetry.PublishNodeMetrics, PublishAllocationMetrics: c.Telemetry.PublishAllocationMetrics,
+		MetricsInterval: c.Telemetry.CollectionInterval,
 	}, nil
 }
 
