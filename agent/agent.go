@@ -158,7 +158,7 @@ func (a *Agent) startParts(o options) error {
 // serveHTTP serves the API on the bound listener in a goroutine.
 func (a *Agent) serveHTTP() {
 	deps := httpDeps{RPC: a.rpc, Parse: parseJob, Self: a.info, Region: a.cfg.Region,
-		Logger: a.logger.Named("http"), ACLEnabled: a.cfg.ACL.Enabled}
+		Logger: a.logger.Named("http"), ACLEnabled: a.cfg.ACL.Enabled, Metrics: a.telemetry}
 	if a.client != nil {
 		deps.Logs = a.client
 	}
