@@ -198,7 +198,7 @@ func TestMetricsPrometheusAfterAJob(t *testing.T) {
 type stubMetrics struct{ sum gometrics.MetricsSummary }
 
 func (s stubMetrics) Summary() (gometrics.MetricsSummary, error) { return s.sum, nil }
-func (s stubMetrics) PrometheusHandler() http.Handler              { return nil }
+func (s stubMetrics) PrometheusHandler() http.Handler            { return nil }
 
 // Without prometheus_metrics, ?format=prometheus is Nomad's 400; the JSON
 // comes from the agent's in-memory sink; an unknown format is a 400.
