@@ -73,7 +73,7 @@ func New(cfg Config) (*Telemetry, error) {
 		if err != nil {
 			return nil, fmt.Errorf("telemetry: statsd_address %q: %w", cfg.StatsdAddress, err)
 		}
-		fan = append(fan, s)
+		fan = append(fan, &guardedSink{s: s})
 	}
 	if cfg.StatsiteAddress != "" {
 		s, err := gometrics.NewStatsiteSink(cfg.StatsiteAddress)
@@ -81,7 +81,7 @@ func New(cfg Config) (*Telemetry, error) {
 			shutdown(fan)
 			return nil, fmt.Errorf("telemetry: statsite_address %q: %w", cfg.StatsiteAddress, err)
 		}
-		fan = append(fan, s)
+		fan = append(fan, &guardedSink{s: s})
 	}
 	t.sink = &agentSink{host: cfg.Hostname, filterDefault: cfg.FilterDefault, rules: parseRules(cfg.PrefixFilter), out: fan}
 	theHub.attach(t.sink)
@@ -103,8 +103,10 @@ func shutdown(fan gometrics.FanoutSink) {
 	}
 }
 
-// Close detaches the sinks, stops the runtime sampling and flushes statsd
-// and statsite. Safe to call twice.
+// Close detaches the sinks, stops the runtime sampling and shuts statsd
+// and statsite down (go-metrics' own flush goroutines end once they see
+// their queue closed; what was queued but not yet sent is dropped). Safe
+// to call twice.
 func (t *Telemetry) Close() {
 	t.once.Do(func() {
 		theHub.detach(t.sink)
