@@ -138,3 +138,26 @@ func TestStatsdSink(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkEmit is the cost a hot path pays per metric with an agent's
+// in-memory and Prometheus sinks attached.
+func BenchmarkEmit(b *testing.B) {
+	tel, err := New(Config{FilterDefault: true, PrometheusMetrics: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer tel.Close()
+	key := []string{"bench", "counter"}
+	sample := []string{"bench", "sample"}
+	b.Run("IncrCounter", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			gometrics.IncrCounter(key, 1)
+		}
+	})
+	b.Run("MeasureSince", func(b *testing.B) {
+		start := time.Now()
+		for i := 0; i < b.N; i++ {
+			gometrics.MeasureSince(sample, start)
+		}
+	})
+}
