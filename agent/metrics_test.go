@@ -116,6 +116,9 @@ func TestMetricsPrometheusAfterAJob(t *testing.T) {
 		} else if v := m.GetGauge().GetValue(); v != 1 {
 			return fmt.Errorf("job_summary running = %v", v)
 		}
+		if _, err := find(fams, "nomad_client_host_cpu_total", gauge, nil); err != nil {
+			return err
+		}
 		if m, err := find(fams, "nomad_client_allocs_memory_rss", gauge, taskLabels); err != nil {
 			return err
 		} else if m.GetGauge().GetValue() <= 0 {

@@ -20,7 +20,10 @@ func (c *Client) publishMetrics() {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	start := time.Now()
-	var prevCPU map[string]cpuTimes
+	var prevCPU map[string]cpuTimes // the first tick has a CPU delta
+	if c.cfg.PublishNodeMetrics {
+		prevCPU = parseProcStat(readProc("/proc/stat"))
+	}
 	for {
 		select {
 		case <-c.ctx.Done():
