@@ -1,0 +1,90 @@
+package server
+
+import (
+	"testing"
+
+	"github.com/nomadish/nomadish/internal/telemetry"
+	"github.com/nomadish/nomadish/server/state"
+	"github.com/nomadish/nomadish/structs"
+	"github.com/nomadish/nomadish/structs/structstest"
+)
+
+func batchJob(id string) *structs.Job {
+	j := structstest.Job(id)
+	j.Type, j.Namespace = structs.JobTypeBatch, "default"
+	return j
+}
+
+func alloc(id string, j *structs.Job, status string) *structs.Allocation {
+	return &structs.Allocation{ID: id, Namespace: j.Namespace, JobID: j.ID, Job: j, TaskGroup: "web", NodeID: "n1", EvalID: "e0",
+		DesiredStatus: structs.AllocDesiredStatusRun, ClientStatus: status}
+}
+
+// publishJobSummaries: per job and group, allocations by client status and
+// what blocked evals queue; a job that died after deadSince is published,
+// one dead before it is not.
+func TestPublishJobSummaries(t *testing.T) {
+	tel, err := telemetry.New(telemetry.Config{FilterDefault: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tel.Close()
+	st, err := state.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	live, oldDead, newDead := batchJob("pjs-live"), batchJob("pjs-old-dead"), batchJob("pjs-new-dead")
+	for i, j := range []*structs.Job{live, oldDead, newDead} {
+		if err := st.UpsertJob(uint64(10+i), j, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(st.UpsertAllocs(20, []*structs.Allocation{
+		alloc("a1", live, structs.AllocClientStatusRunning), alloc("a2", live, structs.AllocClientStatusFailed),
+		alloc("a3", oldDead, structs.AllocClientStatusComplete),
+	}))
+	must(st.UpsertEvals(21, []*structs.Evaluation{{ID: "e1", Namespace: "default", JobID: live.ID, Type: structs.JobTypeBatch,
+		Status: structs.EvalStatusBlocked, QueuedAllocations: map[string]int{"web": 2}}}))
+	must(st.UpsertAllocs(30, []*structs.Allocation{alloc("a4", newDead, structs.AllocClientStatusComplete)}))
+
+	snap := st.Snapshot()
+	for _, j := range []*structs.Job{oldDead, newDead} {
+		got, err := snap.JobByID(nil, j.Namespace, j.ID)
+		if err != nil || got.Status != structs.JobStatusDead {
+			t.Fatalf("%s: %+v, %v (the test wants it dead)", j.ID, got, err)
+		}
+	}
+	if err := publishJobSummaries(snap, 25); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := tel.Summary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float32{}
+	for _, g := range sum.Gauges {
+		if g.DisplayLabels["task_group"] == "web" && g.DisplayLabels["namespace"] == "default" {
+			got[g.DisplayLabels["job"]+" "+g.Name] = g.Value
+		}
+	}
+	for key, want := range map[string]float32{
+		"pjs-live nomad.nomad.job_summary.running":      1,
+		"pjs-live nomad.nomad.job_summary.failed":       1,
+		"pjs-live nomad.nomad.job_summary.queued":       2,
+		"pjs-live nomad.nomad.job_summary.complete":     0,
+		"pjs-new-dead nomad.nomad.job_summary.complete": 1,
+	} {
+		if v, ok := got[key]; !ok || v != want {
+			t.Errorf("%s = %v (present %v), want %v", key, v, ok, want)
+		}
+	}
+	if _, ok := got["pjs-old-dead nomad.nomad.job_summary.complete"]; ok {
+		t.Errorf("a job dead before deadSince was published: %v", got)
+	}
+}
