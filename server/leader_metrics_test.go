@@ -1,6 +1,7 @@
 package server
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/nomadish/nomadish/internal/telemetry"
@@ -86,5 +87,38 @@ func TestPublishJobSummaries(t *testing.T) {
 	}
 	if _, ok := got["pjs-old-dead nomad.nomad.job_summary.complete"]; ok {
 		t.Errorf("a job dead before deadSince was published: %v", got)
+	}
+}
+
+// BenchmarkPublishJobSummaries is one leader round of job summary gauges
+// over 10,000 live one-allocation jobs, with the in-memory and Prometheus
+// sinks attached (what collection_interval costs a big cluster's leader).
+func BenchmarkPublishJobSummaries(b *testing.B) {
+	tel, err := telemetry.New(telemetry.Config{FilterDefault: true, PrometheusMetrics: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer tel.Close()
+	st, err := state.New(nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var allocs []*structs.Allocation
+	for i := range 10000 {
+		j := batchJob(fmt.Sprintf("bench-%d", i))
+		if err := st.UpsertJob(uint64(10+i), j, nil); err != nil {
+			b.Fatal(err)
+		}
+		allocs = append(allocs, alloc(fmt.Sprintf("a-%d", i), j, structs.AllocClientStatusRunning))
+	}
+	if err := st.UpsertAllocs(20000, allocs); err != nil {
+		b.Fatal(err)
+	}
+	snap := st.Snapshot()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := publishJobSummaries(snap, 0); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
