@@ -34,6 +34,8 @@ func (a *Agent) serverConfig() *server.Config {
 		ACL: server.ACLConfig{Enabled: c.ACL.Enabled, TokenMinExpirationTTL: c.ACL.TokenMinExpirationTTL,
 			TokenMaxExpirationTTL: c.ACL.TokenMaxExpirationTTL},
 		MetricsInterval: c.Telemetry.CollectionInterval,
+
+		DisableDispatchedJobSummaryMetrics: c.Telemetry.DisableDispatchedJobSummaryMetrics,
 	}
 	sc.TLS = a.rpcTLS // agent_tls.go
 	sc.RPCLimits = server.RPCLimits{HandshakeTimeout: c.Limits.RPCHandshakeTimeout, MaxConnsPerClient: c.Limits.RPCMaxConnsPerClient}

@@ -44,7 +44,7 @@ func (s *Server) publishMetrics(ctx context.Context) {
 				recent = append(recent[:0], recent[1:]...)
 			}
 			recent = append(recent, idx)
-			err = publishJobSummaries(snap, recent[0])
+			err = publishJobSummaries(snap, recent[0], s.cfg.DisableDispatchedJobSummaryMetrics)
 		}
 		if err != nil {
 			s.logger.Warn("publishing job summary metrics", "error", err)
@@ -97,14 +97,16 @@ func publishBrokerStats(st broker.BrokerStats) {
 // status change sets its ModifyIndex), not Nomad's choice: a cluster that
 // ran 100,000 batch jobs would otherwise pay seven gauges per group per job
 // every interval until GC; its final counts are published for
-// deadJobWindow, then its series expire from the sinks.
-func publishJobSummaries(snap *state.StateSnapshot, deadSince uint64) error {
+// deadJobWindow, then its series expire from the sinks. skipDispatched
+// leaves dispatched jobs out (Nomad's disable_dispatched_job_summary_metrics).
+func publishJobSummaries(snap *state.StateSnapshot, deadSince uint64, skipDispatched bool) error {
 	jobs, err := snap.Jobs(nil, "")
 	if err != nil {
 		return err
 	}
 	for _, j := range jobs {
-		if j.IsPeriodic() || j.IsParameterized() || (j.Status == structs.JobStatusDead && j.ModifyIndex <= deadSince) {
+		if j.IsPeriodic() || j.IsParameterized() || (skipDispatched && j.Dispatched) ||
+			(j.Status == structs.JobStatusDead && j.ModifyIndex <= deadSince) {
 			continue
 		}
 		allocs, err := snap.AllocsByJob(nil, j.Namespace, j.ID)

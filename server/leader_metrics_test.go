@@ -35,7 +35,9 @@ func TestPublishJobSummaries(t *testing.T) {
 		t.Fatal(err)
 	}
 	live, oldDead, newDead := batchJob("pjs-live"), batchJob("pjs-old-dead"), batchJob("pjs-new-dead")
-	for i, j := range []*structs.Job{live, oldDead, newDead} {
+	dispatched := batchJob("pjs-dispatched")
+	dispatched.Dispatched, dispatched.ParentID = true, "pjs-parent"
+	for i, j := range []*structs.Job{live, oldDead, newDead, dispatched} {
 		if err := st.UpsertJob(uint64(10+i), j, nil); err != nil {
 			t.Fatal(err)
 		}
@@ -48,7 +50,7 @@ func TestPublishJobSummaries(t *testing.T) {
 	}
 	must(st.UpsertAllocs(20, []*structs.Allocation{
 		alloc("a1", live, structs.AllocClientStatusRunning), alloc("a2", live, structs.AllocClientStatusFailed),
-		alloc("a3", oldDead, structs.AllocClientStatusComplete),
+		alloc("a3", oldDead, structs.AllocClientStatusComplete), alloc("a5", dispatched, structs.AllocClientStatusRunning),
 	}))
 	must(st.UpsertEvals(21, []*structs.Evaluation{{ID: "e1", Namespace: "default", JobID: live.ID, Type: structs.JobTypeBatch,
 		Status: structs.EvalStatusBlocked, QueuedAllocations: map[string]int{"web": 2}}}))
@@ -61,7 +63,7 @@ func TestPublishJobSummaries(t *testing.T) {
 			t.Fatalf("%s: %+v, %v (the test wants it dead)", j.ID, got, err)
 		}
 	}
-	if err := publishJobSummaries(snap, 25); err != nil {
+	if err := publishJobSummaries(snap, 25, true); err != nil {
 		t.Fatal(err)
 	}
 	sum, err := tel.Summary()
@@ -87,6 +89,9 @@ func TestPublishJobSummaries(t *testing.T) {
 	}
 	if _, ok := got["pjs-old-dead nomad.nomad.job_summary.complete"]; ok {
 		t.Errorf("a job dead before deadSince was published: %v", got)
+	}
+	if _, ok := got["pjs-dispatched nomad.nomad.job_summary.running"]; ok {
+		t.Errorf("a dispatched job was published with skipDispatched: %v", got)
 	}
 }
 
@@ -117,7 +122,7 @@ func BenchmarkPublishJobSummaries(b *testing.B) {
 	snap := st.Snapshot()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if err := publishJobSummaries(snap, 0); err != nil {
+		if err := publishJobSummaries(snap, 0, false); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -107,6 +107,9 @@ type Config struct {
 	// MetricsInterval is how often the leader publishes its gauges
 	// (telemetry.collection_interval; leader_metrics.go). 0: 1 s.
 	MetricsInterval time.Duration
+	// DisableDispatchedJobSummaryMetrics leaves dispatched jobs out of the
+	// job summary gauges (telemetry.disable_dispatched_job_summary_metrics).
+	DisableDispatchedJobSummaryMetrics bool
 }
 
 // ACLConfig is the servers' ACL configuration (endpoints.ACLConfig).

@@ -33,6 +33,9 @@ type Telemetry struct {
 	FilterDefault bool
 	// PrefixFilter rules: "+nomad.raft" keeps, "-nomad.rpc" drops.
 	PrefixFilter []string
+	// DisableDispatchedJobSummaryMetrics: the leader publishes no job
+	// summary gauges for dispatched jobs (many, short-lived).
+	DisableDispatchedJobSummaryMetrics bool
 }
 
 // DefaultTelemetry returns Nomad's defaults: 1 s collection, hostname
@@ -55,6 +58,7 @@ func (c *Config) telemetryFields() []field {
 		{"telemetry.statsite_address", &t.StatsiteAddress},
 		{"telemetry.filter_default", &t.FilterDefault},
 		{"telemetry.prefix_filter", &t.PrefixFilter},
+		{"telemetry.disable_dispatched_job_summary_metrics", &t.DisableDispatchedJobSummaryMetrics},
 	}
 }
 

@@ -39,6 +39,7 @@ func TestTelemetryBlock(t *testing.T) {
   statsite_address = "stats:8125"
   filter_default = false
   prefix_filter = ["+nomad.raft", "-nomad.rpc"]
+  disable_dispatched_job_summary_metrics = true
 `))
 	if err != nil {
 		t.Fatal(err)
@@ -49,7 +50,7 @@ func TestTelemetryBlock(t *testing.T) {
 	}
 	want := Telemetry{CollectionInterval: 5 * time.Second, DisableHostname: true, UseNodeName: true, PrometheusMetrics: true,
 		PublishAllocationMetrics: true, PublishNodeMetrics: true, StatsdAddress: "127.0.0.1:8125", StatsiteAddress: "stats:8125",
-		PrefixFilter: []string{"+nomad.raft", "-nomad.rpc"}}
+		PrefixFilter: []string{"+nomad.raft", "-nomad.rpc"}, DisableDispatchedJobSummaryMetrics: true}
 	got := c.Telemetry
 	if !slices.Equal(got.PrefixFilter, want.PrefixFilter) {
 		t.Fatalf("prefix_filter: %v", got.PrefixFilter)
