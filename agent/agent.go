@@ -15,6 +15,7 @@ import (
 	"github.com/nomadish/nomadish/agent/config"
 	"github.com/nomadish/nomadish/client"
 	"github.com/nomadish/nomadish/internal/connlimit"
+	"github.com/nomadish/nomadish/internal/telemetry"
 	"github.com/nomadish/nomadish/internal/tlsutil"
 	"github.com/nomadish/nomadish/rpcclient"
 	"github.com/nomadish/nomadish/server"
@@ -41,10 +42,11 @@ type Agent struct {
 	rpc         RPCer                 // what the HTTP API calls
 	ln          net.Listener          // the HTTP listener
 	httpSrv     *http.Server
-	rpcTLS      *tlsutil.RPC       // nil without tls.rpc (agent_tls.go)
-	httpSelfTLS *tls.Config        // the client's HTTPS config for this agent's API; nil without tls.http
-	rpcPool     *rpcclient.Pool    // connections to servers (agent_tls.go)
-	cancelReq   context.CancelFunc // ends the requests' contexts (log streams)
+	rpcTLS      *tlsutil.RPC         // nil without tls.rpc (agent_tls.go)
+	httpSelfTLS *tls.Config          // the client's HTTPS config for this agent's API; nil without tls.http
+	rpcPool     *rpcclient.Pool      // connections to servers (agent_tls.go)
+	cancelReq   context.CancelFunc   // ends the requests' contexts (log streams)
+	telemetry   *telemetry.Telemetry // the agent's metrics sinks (agent_telemetry.go)
 
 	shutdownOnce sync.Once
 	shutdownErr  error // written once inside shutdownOnce
@@ -93,6 +95,10 @@ func New(cfg *config.Config, logger hclog.Logger, opts ...Option) (*Agent, error
 	}
 	a.ln = ln
 	if err := a.setupTLS(); err != nil {
+		a.Shutdown()
+		return nil, err
+	}
+	if err := a.startTelemetry(); err != nil {
 		a.Shutdown()
 		return nil, err
 	}
@@ -152,7 +158,7 @@ func (a *Agent) startParts(o options) error {
 // serveHTTP serves the API on the bound listener in a goroutine.
 func (a *Agent) serveHTTP() {
 	deps := httpDeps{RPC: a.rpc, Parse: parseJob, Self: a.info, Region: a.cfg.Region,
-		Logger: a.logger.Named("http"), ACLEnabled: a.cfg.ACL.Enabled}
+		Logger: a.logger.Named("http"), ACLEnabled: a.cfg.ACL.Enabled, Metrics: a.telemetry}
 	if a.client != nil {
 		deps.Logs = a.client
 	}
@@ -232,6 +238,9 @@ func (a *Agent) Shutdown() error {
 		}
 		if a.rpcPool != nil {
 			a.rpcPool.Close()
+		}
+		if a.telemetry != nil {
+			a.telemetry.Close()
 		}
 		a.shutdownErr = errs.ErrorOrNil()
 		a.logger.Info("agent stopped")

@@ -37,6 +37,9 @@ func (a *Agent) serverConfig() *server.Config {
 		DriverSchemas:           catalog.Builtin,
 		ACL: server.ACLConfig{Enabled: c.ACL.Enabled, TokenMinExpirationTTL: c.ACL.TokenMinExpirationTTL,
 			TokenMaxExpirationTTL: c.ACL.TokenMaxExpirationTTL},
+		MetricsInterval: c.Telemetry.CollectionInterval,
+
+		DisableDispatchedJobSummaryMetrics: c.Telemetry.DisableDispatchedJobSummaryMetrics,
 	}
 	sc.TLS = a.rpcTLS // agent_tls.go
 	sc.RPCLimits = server.RPCLimits{HandshakeTimeout: c.Limits.RPCHandshakeTimeout, MaxConnsPerClient: c.Limits.RPCMaxConnsPerClient}
@@ -78,11 +81,13 @@ func (a *Agent) clientConfig(o options) (*client.Config, error) {
 		ReservedCores: c.Client.ReservedCores, ReservableCores: c.Client.ReservableCores, SysfsRoot: c.Client.SysfsRoot,
 		PluginConfig: plugins, Drivers: catalog.Builtin, PluginExecutable: exe, DevMode: c.DevMode, IntroToken: c.Client.IntroToken,
 		Logger: a.logger, HTTPAddr: a.httpAdvertise(), HTTPTLS: a.httpSelfTLS, Version: version.Version,
-		Artifacts:    artifactConfig(c.Client.Artifact, exe), // agent_artifact.go
-		HostVolumes:  hostVolumes(c.Client.HostVolumes),      // agent_volumes.go
-		Network:      clientNetwork(c.Client.Network),        // agent_network.go
-		HostNetworks: hostNetworks(c.Client.HostNetworks),
-		GC:           clientGC(c.Client.GC), // agent_gc.go
+		Artifacts:          artifactConfig(c.Client.Artifact, exe), // agent_artifact.go
+		HostVolumes:        hostVolumes(c.Client.HostVolumes),      // agent_volumes.go
+		Network:            clientNetwork(c.Client.Network),        // agent_network.go
+		HostNetworks:       hostNetworks(c.Client.HostNetworks),
+		GC:                 clientGC(c.Client.GC), // agent_gc.go
+		PublishNodeMetrics: c.Telemetry.PublishNodeMetrics, PublishAllocationMetrics: c.Telemetry.PublishAllocationMetrics,
+		MetricsInterval: c.Telemetry.CollectionInterval,
 	}, nil
 }
 

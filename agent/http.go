@@ -67,6 +67,9 @@ type httpDeps struct {
 	// ACLEnabled is the agent's acl.enabled: routes check their declared
 	// need first (http_acl_routes.go).
 	ACLEnabled bool
+	// Metrics is the agent's telemetry (http_metrics.go); nil answers the
+	// Go runtime gauges alone (tests).
+	Metrics MetricsSource
 }
 
 // httpServer routes Nomad's v1 API onto RPCs. It is an http.Handler; its

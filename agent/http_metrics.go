@@ -4,7 +4,18 @@ import (
 	"net/http"
 	"runtime"
 	"time"
+
+	gometrics "github.com/hashicorp/go-metrics"
 )
+
+// MetricsSource is what GET /v1/metrics reads: the agent's telemetry
+// (internal/telemetry.Telemetry).
+type MetricsSource interface {
+	// Summary is the in-memory sink's last finished interval.
+	Summary() (gometrics.MetricsSummary, error)
+	// PrometheusHandler is nil when prometheus_metrics is off.
+	PrometheusHandler() http.Handler
+}
 
 // metricGauge is one gauge of api.MetricsSummary.
 type metricGauge struct {
@@ -22,12 +33,39 @@ type metricsSummary struct {
 	Samples   []any
 }
 
-// metrics serves GET /v1/metrics: the Go runtime gauges Nomad reports under
-// nomad.runtime.* (JSON only; ?format=prometheus is not supported yet).
+// metrics serves GET /v1/metrics: the in-memory sink's summary as JSON
+// (api.MetricsSummary), or with ?format=prometheus the Prometheus text
+// format (400 "Prometheus is not enabled" without prometheus_metrics, as
+// Nomad).
 func (s *httpServer) metrics(w http.ResponseWriter, r *http.Request) (any, error) {
-	if f := r.URL.Query().Get("format"); f != "" && f != "json" {
+	f := r.URL.Query().Get("format")
+	if f != "" && f != "json" && f != "prometheus" {
 		return nil, badRequest("unsupported metrics format %q", f)
 	}
+	if f == "prometheus" {
+		var h http.Handler
+		if s.Metrics != nil {
+			h = s.Metrics.PrometheusHandler()
+		}
+		if h == nil {
+			return nil, badRequest("Prometheus is not enabled")
+		}
+		h.ServeHTTP(w, r)
+		return nil, nil
+	}
+	if s.Metrics != nil {
+		sum, err := s.Metrics.Summary()
+		if err != nil {
+			return nil, err
+		}
+		return sum, nil
+	}
+	return runtimeSummary(), nil
+}
+
+// runtimeSummary is the Go runtime gauges Nomad reports under
+// nomad.runtime.*, for an HTTP server built without telemetry (tests).
+func runtimeSummary() metricsSummary {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	g := func(name string, v float64) metricGauge {
@@ -46,5 +84,5 @@ func (s *httpServer) metrics(w http.ResponseWriter, r *http.Request) (any, error
 			g("total_gc_pause_ns", float64(ms.PauseTotalNs)),
 		},
 		Points: []any{}, Counters: []any{}, Samples: []any{},
-	}, nil
+	}
 }

@@ -95,6 +95,7 @@ func commands() []command {
 		{name: "operator gossip keyring", synopsis: "Manage the servers' gossip encryption keys", run: operatorGossipKeyringCommand},
 		{name: "operator root keyring list", synopsis: "List the root keys variables are encrypted with", run: operatorRootKeyringListCommand},
 		{name: "operator root keyring rotate", synopsis: "Make a new active root key", run: operatorRootKeyringRotateCommand},
+		{name: "operator metrics", synopsis: "Print the agent's metrics (JSON or Prometheus)", run: operatorMetricsCommand},
 		{name: "var get", synopsis: "Read a variable", run: varGetCommand},
 		{name: "var put", synopsis: "Create or update a variable", run: varPutCommand},
 		{name: "var list", synopsis: "List variables", run: varListCommand},

@@ -94,6 +94,9 @@ func New(cfg *Config, rpc RPCer) (*Client, error) {
 	c.startGC() // gc.go
 	c.wg.Go(c.registerAndHeartbeat)
 	c.wg.Go(c.addCNIVersions) // cni_versions.go
+	if c.cfg.PublishNodeMetrics || c.cfg.PublishAllocationMetrics {
+		c.wg.Go(c.publishMetrics) // metrics.go
+	}
 	return c, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -49,6 +50,12 @@ type Config struct {
 	// the tasks on Shutdown.
 	DevMode bool
 	Logger  hclog.Logger
+
+	// PublishNodeMetrics and PublishAllocationMetrics (the telemetry
+	// block) emit the host's and the tasks' usage every MetricsInterval
+	// (collection_interval; 0: 1 s) (metrics.go).
+	PublishNodeMetrics, PublishAllocationMetrics bool
+	MetricsInterval                              time.Duration
 
 	// MinDynamicPort and MaxDynamicPort bound the node's dynamic ports (0:
 	// Nomad's 20000-32000); ReservedPorts ("22,80,8000-8100") are host ports

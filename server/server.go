@@ -108,6 +108,12 @@ type Config struct {
 	// GC is the leader's garbage collector's interval, thresholds and
 	// batch size (server/gc; zero fields: Nomad's defaults; leader_gc.go).
 	GC gc.Config
+	// MetricsInterval is how often the leader publishes its gauges
+	// (telemetry.collection_interval; leader_metrics.go). 0: 1 s.
+	MetricsInterval time.Duration
+	// DisableDispatchedJobSummaryMetrics leaves dispatched jobs out of the
+	// job summary gauges (telemetry.disable_dispatched_job_summary_metrics).
+	DisableDispatchedJobSummaryMetrics bool
 }
 
 // ACLConfig is the servers' ACL configuration (endpoints.ACLConfig).
@@ -160,6 +166,9 @@ func (c *Config) withDefaults() *Config {
 	}
 	if out.Clock == nil {
 		out.Clock = clock.Real{}
+	}
+	if out.MetricsInterval <= 0 {
+		out.MetricsInterval = time.Second
 	}
 	return &out
 }

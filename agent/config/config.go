@@ -35,6 +35,8 @@ type Config struct {
 	Limits Limits         // the limits block (limits.go)
 	ACL    ACLConfig      // the acl block (validate_acl.go)
 
+	Telemetry Telemetry // the telemetry block (telemetry.go)
+
 	// Plugins is the plugin blocks by name: plugin "raw_exec" { config { enabled = true } }.
 	Plugins map[string]*PluginConfig
 
@@ -198,6 +200,7 @@ func DefaultConfig() *Config {
 		Limits:     DefaultLimits(),
 		ACL: ACLConfig{TokenTTL: 30 * time.Second, PolicyTTL: 30 * time.Second, RoleTTL: 30 * time.Second,
 			TokenMinExpirationTTL: time.Minute, TokenMaxExpirationTTL: 24 * time.Hour},
+		Telemetry: DefaultTelemetry(),
 	}
 }
 
@@ -214,6 +217,8 @@ func DevConfig() *Config {
 	c.Server.BootstrapExpect = 1
 	c.Client.Enabled = true
 	c.Plugins["raw_exec"] = &PluginConfig{Name: "raw_exec", Config: map[string]any{"enabled": true}}
+	// As Nomad's -dev: Prometheus output and the node and allocation gauges on.
+	c.Telemetry.PrometheusMetrics, c.Telemetry.PublishNodeMetrics, c.Telemetry.PublishAllocationMetrics = true, true, true
 	return c
 }
 

@@ -57,7 +57,7 @@ func TestLoadFileErrors(t *testing.T) {
 	for _, tc := range []struct{ name, src, want string }{
 		{"unknown top key", "name = \"a\"\nbogus = 1\n", `c.hcl:2:1: Unsupported argument; An argument named "bogus" is not expected in the top level.`},
 		{"unknown server key", "server {\n  enabled = true\n  raft_protocol = 3\n}\n", `c.hcl:3:3: Unsupported argument; An argument named "raft_protocol" is not expected in a server block.`},
-		{"unknown block", "telemetry {\n}\n", `c.hcl:1:1: Unsupported block type; Blocks of type "telemetry" are not expected in the top level.`},
+		{"unknown block", "vault {\n}\n", `c.hcl:1:1: Unsupported block type; Blocks of type "vault" are not expected in the top level.`},
 		{"unknown nested block", "client {\n  overlay_network \"x\" {}\n}\n", `c.hcl:2:3: Unsupported block type; Blocks of type "overlay_network" are not expected in a client block.`},
 		{"misspelt block", "sever {\n}\n", `c.hcl:1:1: Unsupported block type; Blocks of type "sever" are not expected in the top level. Did you mean "server"?`},
 		{"misspelt server key", "server {\n  bootstrap_expct = 3\n}\n", `c.hcl:2:3: Unsupported argument; An argument named "bootstrap_expct" is not expected in a server block. Did you mean "bootstrap_expect"?`},

@@ -16,7 +16,7 @@ type field struct {
 
 // fields lists every keyed field of c; LoadFile, Merge and Validate share it.
 func (c *Config) fields() []field {
-	return append(append(append(append(c.limitsFields(), c.artifactFields()...), c.networkFields()...), c.gcFields()...), []field{
+	return append(append(append(append(append(c.limitsFields(), c.artifactFields()...), c.networkFields()...), c.gcFields()...), c.telemetryFields()...), []field{
 		{"name", &c.Name}, {"region", &c.Region}, {"datacenter", &c.Datacenter},
 		{"data_dir", &c.DataDir}, {"bind_addr", &c.BindAddr}, {"log_level", &c.LogLevel},
 		{"advertise.http", &c.Advertise.HTTP}, {"advertise.rpc", &c.Advertise.RPC}, {"advertise.serf", &c.Advertise.Serf},
@@ -103,6 +103,7 @@ func (c *Config) Copy() *Config {
 	out.Client.HostVolumes = slices.Clone(c.Client.HostVolumes)
 	out.Client.HostNetworks = slices.Clone(c.Client.HostNetworks)
 	out.Server.ClientIntroTokens = slices.Clone(c.Server.ClientIntroTokens)
+	out.Telemetry.PrefixFilter = slices.Clone(c.Telemetry.PrefixFilter)
 	out.Plugins = make(map[string]*PluginConfig, len(c.Plugins))
 	for name, p := range c.Plugins {
 		out.Plugins[name] = p.copy()

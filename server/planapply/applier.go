@@ -8,7 +8,17 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	metrics "github.com/hashicorp/go-metrics"
 	"github.com/nomadish/nomadish/structs"
+)
+
+// The plan metrics, Nomad's names (milliseconds, wall time: latencies, not
+// decisions, so not the server's clock): the wait of a submitter, the fit
+// check, and a plan's whole application including its raft commit.
+var (
+	metricSubmit   = []string{"nomad", "plan", "submit"}
+	metricEvaluate = []string{"nomad", "plan", "evaluate"}
+	metricApply    = []string{"nomad", "plan", "apply"}
 )
 
 // Applier queues plans and applies them one at a time.
@@ -46,6 +56,7 @@ func New(cfg Config) *Applier {
 // The plan must not be modified after Submit. The result's maps share the
 // plan's alloc slices.
 func (a *Applier) Submit(ctx context.Context, plan *structs.Plan) (*structs.PlanResult, error) {
+	defer metrics.MeasureSince(metricSubmit, time.Now())
 	p := &pending{ctx: ctx, plan: plan, done: make(chan outcome, 1)}
 	a.mu.Lock()
 	a.seq++
@@ -94,6 +105,14 @@ func (a *Applier) Run(ctx context.Context) {
 	}
 }
 
+// QueueDepth is the number of plans waiting to be applied (the leader
+// samples it as nomad.nomad.plan.queue_depth).
+func (a *Applier) QueueDepth() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.queue.Len()
+}
+
 func (a *Applier) next() *pending {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -111,11 +130,14 @@ func (a *Applier) failQueued() {
 
 // apply checks the plan against a fresh snapshot and commits what fits.
 func (a *Applier) apply(plan *structs.Plan) (*structs.PlanResult, error) {
+	defer metrics.MeasureSince(metricApply, time.Now())
 	snap, err := a.state.Snapshot()
 	if err != nil {
 		return nil, fmt.Errorf("taking a state snapshot: %w", err)
 	}
+	start := time.Now()
 	res, req, rejected, err := evaluatePlan(snap, plan)
+	metrics.MeasureSince(metricEvaluate, start)
 	if err != nil {
 		return nil, fmt.Errorf("evaluating plan of eval %s: %w", plan.EvalID, err)
 	}

@@ -13,7 +13,7 @@ import (
 // (no state, raft, endpoints or node tunnels: those come in through
 // Config).
 func TestDepsRPCServer(t *testing.T) {
-	depstest.OnlyImports(t, ".", "github.com/hashicorp/go-hclog", "github.com/hashicorp/go-msgpack/v2/codec",
+	depstest.OnlyImports(t, ".", "github.com/hashicorp/go-hclog", "github.com/hashicorp/go-metrics", "github.com/hashicorp/go-msgpack/v2/codec",
 		"github.com/hashicorp/net-rpc-msgpackrpc/v2", "github.com/hashicorp/yamux",
 		"github.com/nomadish/nomadish/internal/connlimit", "github.com/nomadish/nomadish/internal/tlsutil",
 		"github.com/nomadish/nomadish/rpcclient", "github.com/nomadish/nomadish/structs")

@@ -5,7 +5,14 @@ import (
 	"fmt"
 	"reflect"
 
+	metrics "github.com/hashicorp/go-metrics"
 	"github.com/nomadish/nomadish/structs"
+)
+
+// The RPC metrics, Nomad's names: every call, and every call that failed.
+var (
+	metricRPCRequest      = []string{"nomad", "rpc", "request"}
+	metricRPCRequestError = []string{"nomad", "rpc", "request_error"}
 )
 
 // ErrUnknownMethod is returned by RPC for a method no endpoint serves. Its
@@ -65,6 +72,12 @@ func (s *Server) localRPC(method string, args, reply any) (err error) {
 	if err := structs.CheckDecoded(args); err != nil {
 		return err
 	}
+	metrics.IncrCounter(metricRPCRequest, 1)
+	defer func() {
+		if err != nil {
+			metrics.IncrCounter(metricRPCRequestError, 1)
+		}
+	}()
 	defer s.Recover(method, &err)
 	out := m.fn.Call([]reflect.Value{av, rv})
 	if err, _ := out[0].Interface().(error); err != nil {

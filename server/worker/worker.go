@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	metrics "github.com/hashicorp/go-metrics"
 	"github.com/nomadish/nomadish/scheduler"
 	"github.com/nomadish/nomadish/structs"
 )
@@ -32,7 +33,9 @@ func (w *Worker) Run(ctx context.Context) {
 		return
 	}
 	for ctx.Err() == nil {
+		start := time.Now()
 		eval, token, err := w.cfg.Broker.Dequeue(ctx, w.cfg.Schedulers)
+		metrics.MeasureSince(metricDequeue, start)
 		if err != nil {
 			if ctx.Err() != nil {
 				return
@@ -120,8 +123,14 @@ func (w *Worker) run(ctx context.Context, log hclog.Logger, eval *structs.Evalua
 	if err != nil {
 		return fmt.Errorf("building %q scheduler: %w", eval.Type, err)
 	}
+	defer metrics.MeasureSince([]string{"nomad", "worker", "invoke_scheduler", eval.Type}, time.Now())
 	return safeProcess(log, sched, eval)
 }
+
+// metricDequeue is how long a worker waited for an eval (Nomad's
+// nomad.nomad.worker.dequeue_eval, milliseconds); invoke_scheduler.<type>
+// is how long its scheduler ran.
+var metricDequeue = []string{"nomad", "worker", "dequeue_eval"}
 
 // safeProcess runs the scheduler, turning a panic into an error so the
 // eval is nacked (and, past the delivery limit, failed) rather than the
