@@ -41,7 +41,7 @@ func (c *grpcClient) fromStatus(err error) error {
 		return nil
 	}
 	st, _ := status.FromError(err)
-	if c.doneCtx.Err() != nil || st.Code() == codes.Unavailable {
+	if c.doneCtx.Err() != nil || st.Code() == codes.Unavailable || connClosing(st) {
 		return fmt.Errorf("%w: %s", base.ErrPluginShutdown, st.Message())
 	}
 	for _, m := range grpcCodes {
@@ -50,6 +50,14 @@ func (c *grpcClient) fromStatus(err error) error {
 		}
 	}
 	return errors.New(st.Message())
+}
+
+// connClosing reports gRPC's "the client connection is closing": the call
+// raced the close of a dead plugin's connection (before go-plugin cancelled
+// doneCtx). It is the plugin going away, not the call's failure, so the task
+// runner waits for the relaunch instead of marking its task dead.
+func connClosing(st *status.Status) bool {
+	return st.Code() == codes.Canceled && st.Message() == "grpc: the client connection is closing"
 }
 
 func (c *grpcClient) Fingerprint(ctx context.Context) (*base.Fingerprint, error) {
