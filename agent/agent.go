@@ -158,6 +158,12 @@ func (a *Agent) serveHTTP() {
 	}
 	if a.server != nil {
 		deps.Cluster = a.server.Cluster() // http_cluster.go
+		// The event stream (http_events.go).
+		if b := a.server.Events(); b != nil {
+			deps.Events = b
+		} else {
+			deps.EventsDisabled = true
+		}
 	}
 	deps.Nodes = a.nodeDialer()     // agent_tunnel.go
 	deps.Origins = a.originPolicy() // http_origin.go

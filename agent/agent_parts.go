@@ -26,7 +26,8 @@ func (a *Agent) serverConfig() *server.Config {
 		NumSchedulers: c.Server.NumSchedulers, HeartbeatGrace: c.Server.HeartbeatGrace,
 		MinHeartbeatTTL: c.Server.MinHeartbeatTTL, MaxHeartbeatsPerSecond: float64(c.Server.MaxHeartbeatsPerSecond),
 		Logger: a.logger, Raft: raftConfig(c.Server),
-		JobMaxCount: c.Server.JobMaxCount,
+		JobMaxCount:     c.Server.JobMaxCount,
+		EventBufferSize: c.Server.EventBufferSize,
 		ClientIntroduction: server.ClientIntroductionConfig{
 			Enforcement: c.Server.ClientIntroEnforcement, Tokens: c.Server.ClientIntroTokens},
 		SnapshotRestoreMaxBytes: int64(c.Server.SnapshotRestoreMaxMB) << 20,

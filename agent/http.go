@@ -67,6 +67,10 @@ type httpDeps struct {
 	// ACLEnabled is the agent's acl.enabled: routes check their declared
 	// need first (http_acl_routes.go).
 	ACLEnabled bool
+	// Events is the in-process server's event stream (http_events.go); nil
+	// when this agent runs no server or EventsDisabled.
+	Events         EventSubscriber
+	EventsDisabled bool
 }
 
 // httpServer routes Nomad's v1 API onto RPCs. It is an http.Handler; its
@@ -182,6 +186,7 @@ func (s *httpServer) routes() {
 	s.aclRoutes(h)      // http_acl.go
 	s.varsRoutes(h)     // http_vars.go
 	s.servicesRoutes(h) // http_services.go
+	s.eventRoutes(h)    // http_events.go
 	h("GET /v1/agent/health", s.agentHealth)
 	h("GET /v1/metrics", s.metrics)
 	h("GET /v1/operator/scheduler/configuration", s.schedulerConfigGet)

@@ -16,6 +16,7 @@ import (
 	"github.com/nomadish/nomadish/server/broker"
 	"github.com/nomadish/nomadish/server/cluster"
 	"github.com/nomadish/nomadish/server/endpoints"
+	"github.com/nomadish/nomadish/server/events"
 	"github.com/nomadish/nomadish/server/fsm"
 	"github.com/nomadish/nomadish/server/heartbeat"
 	"github.com/nomadish/nomadish/server/keyring"
@@ -104,6 +105,9 @@ type Config struct {
 	// value is ACLs off. Its BootstrapResetFile defaults to DataDir's
 	// server/acl-bootstrap-reset.
 	ACL ACLConfig
+	// EventBufferSize is how many raft indexes' events the event stream
+	// keeps (server/events; Nomad's event_buffer_size); 0 disables it.
+	EventBufferSize int
 }
 
 // ACLConfig is the servers' ACL configuration (endpoints.ACLConfig).
@@ -226,6 +230,9 @@ type Server struct {
 	nodeConns *nodeconn.Registry
 	// keyring holds the root keys' material (keyring_leader.go).
 	keyring *keyring.Keyring
+	// events is the event stream's buffer (events_stream.go); nil when
+	// disabled. Set in NewServer.
+	events *events.Broker
 
 	shutdownMu sync.Mutex
 	shutdown   bool
@@ -251,6 +258,7 @@ func NewServer(cfg *Config) (*Server, error) {
 	if s.fsm, err = fsm.New(s.logger, notifier); err != nil {
 		return nil, err
 	}
+	s.setupEvents()                                  // events_stream.go
 	if s.keyring, err = s.newKeyring(); err != nil { // keyring_leader.go
 		return nil, err
 	}
@@ -327,6 +335,9 @@ func (s *Server) Shutdown() error {
 
 	var errs structs.MultiError
 	s.nodeConns.Close()
+	if s.events != nil {
+		s.events.Close() // event streams end
+	}
 	s.rpc.StopAccepting() // forwarding connections and the listener
 	if s.cluster != nil {
 		errs.Add(s.cluster.Shutdown()) // serf, raft, then raft's transport and log

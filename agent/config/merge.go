@@ -45,6 +45,7 @@ func (c *Config) fields() []field {
 		{"acl.role_ttl", &c.ACL.RoleTTL}, {"acl.token_min_expiration_ttl", &c.ACL.TokenMinExpirationTTL},
 		{"acl.token_max_expiration_ttl", &c.ACL.TokenMaxExpirationTTL},
 		{"tls.http", &c.TLS.HTTP}, {"tls.rpc", &c.TLS.RPC}, {"tls.ca_file", &c.TLS.CAFile}, {"tls.cert_file", &c.TLS.CertFile}, {"tls.key_file", &c.TLS.KeyFile}, {"tls.verify_server_hostname", &c.TLS.VerifyServerHostname}, {"tls.verify_https_client", &c.TLS.VerifyHTTPSClient},
+		{"server.event_buffer_size", &c.Server.EventBufferSize},
 	}...)
 }
 
