@@ -33,6 +33,9 @@ func (s *StateStore) UpsertJob(index uint64, job *structs.Job, eval *structs.Eva
 		return err
 	}
 	c := &changes{event: structs.TypeJobRegistered}
+	if job.Stop { // a stop (deregister without purge) stores the job stopped
+		c.event = structs.TypeJobDeregistered
+	}
 	if err := upsertJobTxn(txn, index, job, c); err != nil {
 		return err
 	}
