@@ -52,6 +52,9 @@ func (s *httpServer) eventStream(w http.ResponseWriter, r *http.Request) (any, e
 		}
 		return nil, structs.NewCodedError(http.StatusNotImplemented, "this agent runs no server: ask a server's HTTP API for /v1/event/stream")
 	}
+	if err := s.authorizeEvents(requestToken(r), req); err != nil {
+		return nil, err
+	}
 	sub, err := s.Events.Subscribe(req)
 	if err != nil {
 		return nil, err
@@ -132,33 +135,80 @@ func (s *httpServer) eventRequest(r *http.Request) (events.Request, error) {
 	return req, nil
 }
 
-// eventACL returns the per-event ACL check of token (nil with ACLs off):
-// Job, Evaluation, Allocation, Deployment and Service events need read-job
-// in their namespace, Node, NodeDrain and NodePool node:read, the ACL
-// topics a management token, as Nomad. Answers are remembered for the
-// stream's life; it runs on the stream's goroutine only.
+// eventNeed is what reading one topic's events in namespace ns takes:
+// Job, Evaluation, Allocation, Deployment and Service events read-job in
+// their namespace, Node, NodeDrain and NodePool node:read, the ACL topics
+// (and any other) a management token, as Nomad.
+type eventNeed struct{ kind, capability, namespace string }
+
+func eventNeedOf(topic structs.Topic, ns string) eventNeed {
+	switch topic {
+	case structs.TopicJob, structs.TopicEvaluation, structs.TopicAllocation, structs.TopicDeployment, structs.TopicService:
+		return eventNeed{needNamespace, acl.NamespaceCapabilityReadJob, ns}
+	case structs.TopicNode, structs.TopicNodeDrain, structs.TopicNodePool:
+		return eventNeed{needNode, "read", ""}
+	}
+	return eventNeed{needManagement, "", ""}
+}
+
+// eventTopics lists the topics a stream may carry ("*": every topic).
+var eventTopics = []structs.Topic{structs.TopicJob, structs.TopicEvaluation, structs.TopicAllocation,
+	structs.TopicDeployment, structs.TopicService, structs.TopicNode, structs.TopicNodeDrain,
+	structs.TopicNodePool, structs.TopicACLToken, structs.TopicACLPolicy}
+
+// authorizeEvents checks, with ACLs on, that token may read at least one of
+// the requested topics (in the request's namespace; "default" for "*"):
+// else the stream is refused with the token's error (403). The events are
+// then filtered one by one (eventACL).
+func (s *httpServer) authorizeEvents(token string, req events.Request) error {
+	if !s.ACLEnabled {
+		return nil
+	}
+	ns := req.Namespace
+	if ns == "*" {
+		ns = "default"
+	}
+	topics := eventTopics
+	if _, all := req.Topics[structs.TopicAll]; !all {
+		topics = nil
+		for t := range req.Topics {
+			topics = append(topics, t)
+		}
+	}
+	var firstErr error
+	for _, t := range topics {
+		err := s.authorizeEventNeed(token, eventNeedOf(t, ns))
+		if err == nil {
+			return nil
+		}
+		if firstErr == nil {
+			firstErr = err
+		}
+	}
+	return firstErr
+}
+
+func (s *httpServer) authorizeEventNeed(token string, n eventNeed) error {
+	args := structs.ACLAuthorizeRequest{Kind: n.kind, Capability: n.capability}
+	args.AuthToken, args.Region, args.Namespace, args.AllowStale = token, s.Region, n.namespace, true
+	return s.RPC.RPC(structs.ACLAuthorizeRPC, &args, &structs.GenericResponse{})
+}
+
+// eventACL returns the per-event ACL check of token (nil with ACLs off),
+// by eventNeedOf. Answers are remembered for the stream's life (a token
+// deleted or changed meanwhile keeps what it could read when the stream
+// started); it runs on the stream's goroutine only.
 func (s *httpServer) eventACL(token string) func(*structs.Event) bool {
 	if !s.ACLEnabled {
 		return nil
 	}
-	type need struct{ kind, capability, namespace string }
-	known := map[need]bool{}
+	known := map[eventNeed]bool{}
 	return func(e *structs.Event) bool {
-		var n need
-		switch e.Topic {
-		case structs.TopicJob, structs.TopicEvaluation, structs.TopicAllocation, structs.TopicDeployment, structs.TopicService:
-			n = need{needNamespace, acl.NamespaceCapabilityReadJob, e.Namespace}
-		case structs.TopicNode, structs.TopicNodeDrain, structs.TopicNodePool:
-			n = need{needNode, "read", ""}
-		default:
-			n = need{needManagement, "", ""}
-		}
+		n := eventNeedOf(e.Topic, e.Namespace)
 		if ok, seen := known[n]; seen {
 			return ok
 		}
-		args := structs.ACLAuthorizeRequest{Kind: n.kind, Capability: n.capability}
-		args.AuthToken, args.Region, args.Namespace, args.AllowStale = token, s.Region, n.namespace, true
-		ok := s.RPC.RPC(structs.ACLAuthorizeRPC, &args, &structs.GenericResponse{}) == nil
+		ok := s.authorizeEventNeed(token, n) == nil
 		known[n] = ok
 		return ok
 	}
