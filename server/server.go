@@ -125,6 +125,7 @@ func DefaultConfig() *Config {
 		HeartbeatGrace: 10 * time.Second, MinHeartbeatTTL: structs.MinHeartbeatTTL,
 		MaxHeartbeatsPerSecond: heartbeat.DefaultMaxPerSecond,
 		AllocUpdateBatch:       10 * time.Millisecond,
+		EventBufferSize:        100, // Nomad's event_buffer_size
 	}
 }
 
