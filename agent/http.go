@@ -71,6 +71,9 @@ type httpDeps struct {
 	// when this agent runs no server or EventsDisabled.
 	Events         EventSubscriber
 	EventsDisabled bool
+	// Servers reaches the servers' event stream from a client-only agent
+	// (http_events_forward.go); nil in a server agent.
+	Servers ServerDialer
 }
 
 // httpServer routes Nomad's v1 API onto RPCs. It is an http.Handler; its

@@ -47,8 +47,11 @@ func (s *httpServer) eventStream(w http.ResponseWriter, r *http.Request) (any, e
 		return nil, err
 	}
 	if s.Events == nil {
-		if s.EventsDisabled {
+		switch {
+		case s.EventsDisabled:
 			return nil, errEventsDisabled
+		case s.Servers != nil: // a client-only agent (http_events_forward.go)
+			return nil, s.forwardEvents(w, r)
 		}
 		return nil, structs.NewCodedError(http.StatusNotImplemented, "this agent runs no server: ask a server's HTTP API for /v1/event/stream")
 	}

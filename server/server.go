@@ -234,6 +234,9 @@ type Server struct {
 	// events is the event stream's buffer (events_stream.go); nil when
 	// disabled. Set in NewServer.
 	events *events.Broker
+	// httpConns serves RPCServerHTTP connections (events_stream.go); set by
+	// the agent.
+	httpConns atomic.Pointer[connHandler]
 
 	shutdownMu sync.Mutex
 	shutdown   bool
