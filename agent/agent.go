@@ -164,15 +164,28 @@ func (a *Agent) serveHTTP() {
 	}
 	if a.server != nil {
 		deps.Cluster = a.server.Cluster() // http_cluster.go
+		// The event stream (http_events.go).
+		if b := a.server.Events(); b != nil {
+			deps.Events = b
+		} else {
+			deps.EventsDisabled = true
+		}
 	}
 	deps.Nodes = a.nodeDialer()     // agent_tunnel.go
 	deps.Origins = a.originPolicy() // http_origin.go
+	// A client-only agent's event stream (http_events_forward.go).
+	if a.server == nil && a.rpcClient != nil {
+		deps.Servers = &serversHTTPDialer{servers: a.rpcClient.Servers, tls: a.outgoingRPCTLS()}
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	a.cancelReq = cancel
 	lim := a.cfg.Limits
 	tracker := newConnTracker(lim.HTTPMaxConnsPerClient, httpConnBudget(raiseNoFile()),
 		lim.HTTPSHandshakeTimeout, a.logger.Named("http")) // http_limits.go
 	api := newHTTPServer(deps)
+	if a.server != nil { // client-only agents' event streams (http_events_forward.go)
+		a.server.SetHTTPConnHandler(serverHTTPConns(api, a.logger.Named("http")))
+	}
 	if a.client != nil {
 		a.startTunnel(api) // agent_tunnel.go
 	}

@@ -27,10 +27,11 @@ func (a *Agent) serverConfig() *server.Config {
 		NumSchedulers: c.Server.NumSchedulers, HeartbeatGrace: c.Server.HeartbeatGrace,
 		MinHeartbeatTTL: c.Server.MinHeartbeatTTL, MaxHeartbeatsPerSecond: float64(c.Server.MaxHeartbeatsPerSecond),
 		Logger: a.logger, Raft: raftConfig(c.Server),
-		JobMaxCount: c.Server.JobMaxCount,
 		GC: gc.Config{Interval: c.Server.GC.JobGCInterval, Thresholds: gc.Thresholds{
 			Job: c.Server.GC.JobGCThreshold, Eval: c.Server.GC.EvalGCThreshold, BatchEval: c.Server.GC.BatchEvalGCThreshold,
 			Deployment: c.Server.GC.DeploymentGCThreshold, Node: c.Server.GC.NodeGCThreshold}},
+		JobMaxCount:     c.Server.JobMaxCount,
+		EventBufferSize: c.Server.EventBufferSize,
 		ClientIntroduction: server.ClientIntroductionConfig{
 			Enforcement: c.Server.ClientIntroEnforcement, Tokens: c.Server.ClientIntroTokens},
 		SnapshotRestoreMaxBytes: int64(c.Server.SnapshotRestoreMaxMB) << 20,

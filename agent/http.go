@@ -70,6 +70,13 @@ type httpDeps struct {
 	// Metrics is the agent's telemetry (http_metrics.go); nil answers the
 	// Go runtime gauges alone (tests).
 	Metrics MetricsSource
+	// Events is the in-process server's event stream (http_events.go); nil
+	// when this agent runs no server or EventsDisabled.
+	Events         EventSubscriber
+	EventsDisabled bool
+	// Servers reaches the servers' event stream from a client-only agent
+	// (http_events_forward.go); nil in a server agent.
+	Servers ServerDialer
 }
 
 // httpServer routes Nomad's v1 API onto RPCs. It is an http.Handler; its
@@ -188,6 +195,7 @@ func (s *httpServer) routes() {
 	s.searchRoutes(h)   // http_search.go
 	s.clientGCRoutes(h) // http_client_gc.go
 	s.systemRoutes(h)   // http_system.go
+	s.eventRoutes(h)    // http_events.go
 	h("GET /v1/agent/health", s.agentHealth)
 	h("GET /v1/metrics", s.metrics)
 	h("GET /v1/operator/scheduler/configuration", s.schedulerConfigGet)

@@ -159,6 +159,8 @@ var routeNeeds = func() map[string]routeNeed {
 	// submit-job or the registration's node secret (delete).
 	m["GET /v1/services"], m["GET /v1/service/{name}"], m["DELETE /v1/service/{name}/{id}"] = selfChecked, selfChecked, selfChecked
 	writes("/v1/operator/keyring/rotate", selfChecked)
+	// The event stream filters each event by the token (http_events.go).
+	m["GET /v1/event/stream"] = selfChecked
 
 	writes("/v1/acl/bootstrap", public)
 	for _, p := range []string{"PUT /v1/acl/policy/{name}", "POST /v1/acl/policy/{name}", "PUT /v1/acl/token", "POST /v1/acl/token",

@@ -73,10 +73,12 @@ func queryWait(r *http.Request) (time.Duration, bool) {
 }
 
 // streaming reports whether r's response is a stream with no fixed end:
-// log follows, the snapshot download, websocket upgrades (alloc exec).
+// log follows, the snapshot download, the event stream, websocket
+// upgrades (alloc exec).
 func streaming(r *http.Request) bool {
 	return strings.HasPrefix(r.URL.Path, "/v1/client/fs/") ||
 		(r.Method == http.MethodGet && r.URL.Path == "/v1/operator/snapshot") ||
+		(r.Method == http.MethodGet && r.URL.Path == "/v1/event/stream") ||
 		strings.EqualFold(r.Header.Get("Upgrade"), "websocket")
 }
 

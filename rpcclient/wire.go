@@ -34,6 +34,10 @@ const (
 	// RPCNodeDial: a NodeDialRequest frame, a HandshakeReply, then the
 	// connection is bridged to a stream of the node's tunnel.
 	RPCNodeDial byte = 0x11
+	// RPCServerHTTP: the connection speaks HTTP to the server agent's
+	// server-only routes (the event stream): how a client-only agent
+	// forwards GET /v1/event/stream (agent/http_events_forward.go).
+	RPCServerHTTP byte = 0x12
 )
 
 // TLSHandshakeTimeout bounds a TLS handshake on the RPC port.

@@ -16,6 +16,7 @@ import (
 	"github.com/nomadish/nomadish/server/broker"
 	"github.com/nomadish/nomadish/server/cluster"
 	"github.com/nomadish/nomadish/server/endpoints"
+	"github.com/nomadish/nomadish/server/events"
 	"github.com/nomadish/nomadish/server/fsm"
 	"github.com/nomadish/nomadish/server/gc"
 	"github.com/nomadish/nomadish/server/heartbeat"
@@ -114,6 +115,9 @@ type Config struct {
 	// DisableDispatchedJobSummaryMetrics leaves dispatched jobs out of the
 	// job summary gauges (telemetry.disable_dispatched_job_summary_metrics).
 	DisableDispatchedJobSummaryMetrics bool
+	// EventBufferSize is how many raft indexes' events the event stream
+	// keeps (server/events; Nomad's event_buffer_size); 0 disables it.
+	EventBufferSize int
 }
 
 // ACLConfig is the servers' ACL configuration (endpoints.ACLConfig).
@@ -131,6 +135,7 @@ func DefaultConfig() *Config {
 		HeartbeatGrace: 10 * time.Second, MinHeartbeatTTL: structs.MinHeartbeatTTL,
 		MaxHeartbeatsPerSecond: heartbeat.DefaultMaxPerSecond,
 		AllocUpdateBatch:       10 * time.Millisecond,
+		EventBufferSize:        100, // Nomad's event_buffer_size
 	}
 }
 
@@ -242,6 +247,12 @@ type Server struct {
 	// gc serializes garbage collections and holds their time table
 	// (leader_gc.go).
 	gc gcState
+	// events is the event stream's buffer (events_stream.go); nil when
+	// disabled. Set in NewServer.
+	events *events.Broker
+	// httpConns serves RPCServerHTTP connections (events_stream.go); set by
+	// the agent.
+	httpConns atomic.Pointer[connHandler]
 
 	shutdownMu sync.Mutex
 	shutdown   bool
@@ -267,6 +278,7 @@ func NewServer(cfg *Config) (*Server, error) {
 	if s.fsm, err = fsm.New(s.logger, notifier); err != nil {
 		return nil, err
 	}
+	s.setupEvents()                                  // events_stream.go
 	if s.keyring, err = s.newKeyring(); err != nil { // keyring_leader.go
 		return nil, err
 	}
@@ -343,6 +355,9 @@ func (s *Server) Shutdown() error {
 
 	var errs structs.MultiError
 	s.nodeConns.Close()
+	if s.events != nil {
+		s.events.Close() // event streams end
+	}
 	s.rpc.StopAccepting() // forwarding connections and the listener
 	if s.cluster != nil {
 		errs.Add(s.cluster.Shutdown()) // serf, raft, then raft's transport and log

@@ -16,7 +16,7 @@ import (
 // wait on a channel, not a sleep).
 func testServer(t *testing.T, mod func(*Config)) *Server {
 	t.Helper()
-	cfg := &Config{DevMode: true, NumSchedulers: 2, Logger: hclog.NewNullLogger()}
+	cfg := &Config{DevMode: true, NumSchedulers: 2, Logger: hclog.NewNullLogger(), EventBufferSize: 100}
 	if mod != nil {
 		mod(cfg)
 	}

@@ -36,6 +36,7 @@ func (s *Server) setupTransport() error {
 		Listener: ln, Advertise: s.advertise, Leadership: s, HoldTimeout: s.holdTimeout,
 		Raft: raftLayer, NodeTunnels: s.nodeConns, TLS: s.cfg.TLS, Limits: s.cfg.RPCLimits,
 		Logger: s.logger, Shutdown: s.shutdownCh,
+		ServeHTTP: s.serveHTTPConn, // events_stream.go
 	})
 	if err := s.registerEndpoints(); err != nil {
 		s.rpc.StopAccepting()

@@ -111,6 +111,9 @@ type ServerConfig struct {
 	// GC is the garbage collection keys (job_gc_interval, *_gc_threshold;
 	// gc.go).
 	GC GCConfig
+	// EventBufferSize (event_buffer_size) is how many raft indexes' events
+	// the event stream keeps (default 100, Nomad's; 0 disables the stream).
+	EventBufferSize int
 }
 
 // ClientConfig is the client block.
@@ -194,7 +197,7 @@ func DefaultConfig() *Config {
 		BindAddr:   "0.0.0.0",
 		LogLevel:   "INFO",
 		Ports:      Ports{HTTP: DefaultHTTPPort, RPC: DefaultRPCPort, Serf: DefaultSerfPort},
-		Server:     ServerConfig{BootstrapExpect: 1, NumSchedulers: runtime.NumCPU(), HeartbeatGrace: 10 * time.Second, CleanupDeadServers: true, DeadServerGrace: time.Minute, RetryInterval: 5 * time.Second},
+		Server:     ServerConfig{BootstrapExpect: 1, NumSchedulers: runtime.NumCPU(), HeartbeatGrace: 10 * time.Second, CleanupDeadServers: true, DeadServerGrace: time.Minute, RetryInterval: 5 * time.Second, EventBufferSize: 100},
 		Client:     ClientConfig{Meta: map[string]string{}, SysfsRoot: "/sys", GC: DefaultClientGC()},
 		Plugins:    map[string]*PluginConfig{},
 		Limits:     DefaultLimits(),

@@ -115,6 +115,9 @@ func (c *Config) validateRoles(bad func(key, format string, args ...any)) {
 	c.validateRaft(bad)
 	c.validateJobLimits(bad) // validate_job_limits.go
 	c.validateGC(bad)        // gc.go
+	if c.Server.EventBufferSize < 0 {
+		bad("server.event_buffer_size", "must be 0 (no event stream) or more, got %d", c.Server.EventBufferSize)
+	}
 	c.validateNodeAuth(bad)
 	if c.Client.Enabled && !c.Server.Enabled && len(c.Client.Servers) == 0 {
 		bad("client.servers", "required when the client runs without a local server")

@@ -17,7 +17,8 @@ func (f *FSM) Snapshot() (raft.FSMSnapshot, error) {
 }
 
 // Restore replaces the store with the snapshot's content. The old store is
-// abandoned (blocking queries on it wake up) and its notifier moves over.
+// abandoned (blocking queries on it wake up) and its notifier and event
+// publisher move over.
 func (f *FSM) Restore(r io.ReadCloser) error {
 	defer r.Close()
 	st, err := state.Restore(r, f.logger)
@@ -27,6 +28,7 @@ func (f *FSM) Restore(r io.ReadCloser) error {
 	f.mu.Lock()
 	old := f.state
 	st.SetNotifier(old.Notifier())
+	st.SetEventPublisher(old.EventPublisher())
 	f.state = st
 	f.mu.Unlock()
 	old.Abandon()

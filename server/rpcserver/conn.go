@@ -81,6 +81,12 @@ func (s *Server) handleConn(raw net.Conn) {
 		s.cfg.NodeTunnels.ServeTunnel(conn) // server/nodeconn
 	case rpcclient.RPCNodeDial:
 		s.cfg.NodeTunnels.ServeDial(conn)
+	case rpcclient.RPCServerHTTP:
+		if s.cfg.ServeHTTP == nil {
+			conn.Close()
+			return
+		}
+		s.cfg.ServeHTTP(conn)
 	case RPCRaft:
 		if s.cfg.Raft == nil {
 			conn.Close()

@@ -52,6 +52,9 @@ type Config struct {
 	Raft RaftHandoff
 	// NodeTunnels takes the node tunnel and node dial connections.
 	NodeTunnels NodeTunnels
+	// ServeHTTP, when set, takes the RPCServerHTTP connections (the
+	// server's HTTP routes for client-only agents); it owns conn.
+	ServeHTTP func(conn net.Conn)
 	// TLS is the RPC port's mutual TLS (nil: plaintext): Incoming for the
 	// listener, Outgoing for forwarding to other servers.
 	TLS *tlsutil.RPC

@@ -12,7 +12,7 @@ import (
 
 // UpsertACLPolicies writes policies at index (CreateIndex kept on update).
 func (s *StateStore) UpsertACLPolicies(index uint64, policies []*structs.ACLPolicy) error {
-	txn := s.db.Txn(true)
+	txn := s.writeTxn()
 	defer txn.Abort()
 	for _, in := range policies {
 		p := *in
@@ -37,7 +37,7 @@ func (s *StateStore) UpsertACLPolicies(index uint64, policies []*structs.ACLPoli
 
 // DeleteACLPolicies deletes policies by name; unknown names are ignored.
 func (s *StateStore) DeleteACLPolicies(index uint64, names []string) error {
-	txn := s.db.Txn(true)
+	txn := s.writeTxn()
 	defer txn.Abort()
 	for _, n := range names {
 		if _, err := txn.DeleteAll(tableACLPolicies, "id", n); err != nil {
@@ -81,7 +81,7 @@ func (r reader) ACLPolicies(ws memdb.WatchSet) ([]*structs.ACLPolicy, error) {
 
 // UpsertACLTokens writes tokens at index (CreateIndex kept on update).
 func (s *StateStore) UpsertACLTokens(index uint64, tokens []*structs.ACLToken) error {
-	txn := s.db.Txn(true)
+	txn := s.writeTxn()
 	defer txn.Abort()
 	if err := upsertACLTokensTxn(txn, index, tokens); err != nil {
 		return err
@@ -110,7 +110,7 @@ func upsertACLTokensTxn(txn *memdb.Txn, index uint64, tokens []*structs.ACLToken
 
 // DeleteACLTokens deletes tokens by accessor; unknown ones are ignored.
 func (s *StateStore) DeleteACLTokens(index uint64, accessors []string) error {
-	txn := s.db.Txn(true)
+	txn := s.writeTxn()
 	defer txn.Abort()
 	for _, a := range accessors {
 		if _, err := txn.DeleteAll(tableACLTokens, "id", a); err != nil {
@@ -127,7 +127,7 @@ func (s *StateStore) DeleteACLTokens(index uint64, accessors []string) error {
 // no bootstrap happened yet, or when resetIndex is the last bootstrap's
 // index (an operator wrote it to the reset file); it fails otherwise.
 func (s *StateStore) BootstrapACLToken(index, resetIndex uint64, token *structs.ACLToken) error {
-	txn := s.db.Txn(true)
+	txn := s.writeTxn()
 	defer txn.Abort()
 	raw, err := txn.First(tableIndex, "id", indexACLBootstrap)
 	if err != nil {
@@ -210,7 +210,7 @@ func (r reader) ACLTokens(ws memdb.WatchSet) ([]*structs.ACLToken, error) {
 // UpsertACLRoles writes roles at index (CreateIndex kept on update). A
 // name taken by another role is a 400.
 func (s *StateStore) UpsertACLRoles(index uint64, roles []*structs.ACLRole) error {
-	txn := s.db.Txn(true)
+	txn := s.writeTxn()
 	defer txn.Abort()
 	for _, in := range roles {
 		r := *in
@@ -242,7 +242,7 @@ func (s *StateStore) UpsertACLRoles(index uint64, roles []*structs.ACLRole) erro
 
 // DeleteACLRoles deletes roles by ID; unknown IDs are ignored.
 func (s *StateStore) DeleteACLRoles(index uint64, ids []string) error {
-	txn := s.db.Txn(true)
+	txn := s.writeTxn()
 	defer txn.Abort()
 	for _, id := range ids {
 		if _, err := txn.DeleteAll(tableACLRoles, "id", id); err != nil {

@@ -26,7 +26,7 @@ func allocsSchema() *memdb.TableSchema {
 // UpsertAllocs writes allocations from the server side at index (placements
 // or updates). Client-owned fields of an existing allocation are kept.
 func (s *StateStore) UpsertAllocs(index uint64, allocs []*structs.Allocation) error {
-	txn := s.db.Txn(true)
+	txn := s.writeTxn()
 	defer txn.Abort()
 	c := &changes{}
 	if err := upsertAllocsTxn(txn, index, allocs, nil, c); err != nil {
@@ -77,9 +77,9 @@ func upsertAllocsTxn(txn *memdb.Txn, index uint64, allocs []*structs.Allocation,
 // placed ones are upserted; the plan's evals are written. All in one
 // transaction.
 func (s *StateStore) UpsertPlanResults(index uint64, req *structs.ApplyPlanResultsRequest) error {
-	txn := s.db.Txn(true)
+	txn := s.writeTxn()
 	defer txn.Abort()
-	c := &changes{}
+	c := &changes{event: structs.TypePlanResult}
 	stops := append([]*structs.Allocation(nil), req.AllocsStopped...)
 	for _, p := range req.AllocsPreempted {
 		c := *p
@@ -147,9 +147,9 @@ func stopAllocsTxn(txn *memdb.Txn, index uint64, stops []*structs.Allocation, no
 // the client status of one stopped as lost is kept (keepsLost).
 // AllocModifyIndex is left alone: the client already knows these changes.
 func (s *StateStore) UpdateAllocsFromClient(index uint64, allocs []*structs.Allocation, evals []*structs.Evaluation) error {
-	txn := s.db.Txn(true)
+	txn := s.writeTxn()
 	defer txn.Abort()
-	c := &changes{}
+	c := &changes{event: structs.TypeAllocationUpdated}
 	for _, upd := range allocs {
 		raw, err := txn.First(tableAllocs, "id", upd.ID)
 		if err != nil {

@@ -35,7 +35,7 @@ func deploymentsSchema() *memdb.TableSchema {
 
 // UpsertDeployment writes a deployment at index.
 func (s *StateStore) UpsertDeployment(index uint64, d *structs.Deployment) error {
-	txn := s.db.Txn(true)
+	txn := s.writeTxn()
 	defer txn.Abort()
 	if err := upsertDeploymentTxn(txn, index, d); err != nil {
 		return err
@@ -160,7 +160,7 @@ func allocHealthTxn(txn *memdb.Txn, index uint64, old, cur *structs.Allocation) 
 // UpdateDeploymentStatus applies a deployment status change with its
 // optional eval, job to register (an auto-revert) and stability mark.
 func (s *StateStore) UpdateDeploymentStatus(index uint64, req *structs.DeploymentStatusUpdateRequest) error {
-	txn := s.db.Txn(true)
+	txn := s.writeTxn()
 	defer txn.Abort()
 	c := &changes{}
 	d, err := deploymentCopyTxn(txn, req.DeploymentUpdate.DeploymentID)
@@ -228,9 +228,9 @@ func markStableTxn(txn *memdb.Txn, index uint64, d *structs.Deployment) error {
 // UpdateDeploymentPromotion promotes the canaries of all (or the named)
 // groups of a deployment and writes the eval that continues the rollout.
 func (s *StateStore) UpdateDeploymentPromotion(index uint64, req *structs.DeploymentPromoteRequest) error {
-	txn := s.db.Txn(true)
+	txn := s.writeTxn()
 	defer txn.Abort()
-	c := &changes{}
+	c := &changes{event: structs.TypeDeploymentPromotion}
 	d, err := deploymentCopyTxn(txn, req.DeploymentID)
 	if err != nil {
 		return err

@@ -23,7 +23,7 @@ func evalsSchema() *memdb.TableSchema {
 
 // UpsertEvals writes evaluations at index (new or updated).
 func (s *StateStore) UpsertEvals(index uint64, evals []*structs.Evaluation) error {
-	txn := s.db.Txn(true)
+	txn := s.writeTxn()
 	defer txn.Abort()
 	c := &changes{}
 	if err := upsertEvalsTxn(txn, index, evals, c); err != nil {
@@ -60,7 +60,7 @@ func upsertEvalsTxn(txn *memdb.Txn, index uint64, evals []*structs.Evaluation, c
 
 // DeleteEvals removes evaluations by ID at index; unknown IDs are ignored.
 func (s *StateStore) DeleteEvals(index uint64, ids []string) error {
-	txn := s.db.Txn(true)
+	txn := s.writeTxn()
 	defer txn.Abort()
 	c := &changes{}
 	for _, id := range ids {

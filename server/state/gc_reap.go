@@ -19,7 +19,7 @@ import (
 // that was kept are kept too. Unknown IDs are ignored. It returns what was
 // deleted.
 func (s *StateStore) ReapGC(index uint64, req *structs.GCReapRequest) (*structs.GCReapResponse, error) {
-	txn := s.db.Txn(true)
+	txn := s.writeTxn()
 	defer txn.Abort()
 	c := &changes{}
 	out := &structs.GCReapResponse{}
@@ -290,7 +290,7 @@ func reapIndexesTxn(txn *memdb.Txn, index uint64, out *structs.GCReapResponse) e
 // per-group counts are derived at read time here, so the status is what
 // can drift).
 func (s *StateStore) ReconcileJobSummaries(index uint64) error {
-	txn := s.db.Txn(true)
+	txn := s.writeTxn()
 	defer txn.Abort()
 	c := &changes{}
 	it, err := txn.Get(tableJobs, "id")

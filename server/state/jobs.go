@@ -32,12 +32,15 @@ func jobsSchema() *memdb.TableSchema {
 // that does not exist (deleted after Job.Register checked it) is refused
 // with a 400 and nothing is written.
 func (s *StateStore) UpsertJob(index uint64, job *structs.Job, eval *structs.Evaluation) error {
-	txn := s.db.Txn(true)
+	txn := s.writeTxn()
 	defer txn.Abort()
 	if err := checkNewJobNamespaceTxn(txn, job); err != nil {
 		return err
 	}
-	c := &changes{}
+	c := &changes{event: structs.TypeJobRegistered}
+	if job.Stop { // a stop (deregister without purge) stores the job stopped
+		c.event = structs.TypeJobDeregistered
+	}
 	if err := upsertJobTxn(txn, index, job, c); err != nil {
 		return err
 	}
@@ -82,9 +85,9 @@ func upsertJobTxn(txn *memdb.Txn, index uint64, job *structs.Job, c *changes) er
 // allocations and evaluations stay (the scheduler stops the allocations).
 // Deleting an unknown job is not an error.
 func (s *StateStore) DeleteJob(index uint64, namespace, id string, eval *structs.Evaluation) error {
-	txn := s.db.Txn(true)
+	txn := s.writeTxn()
 	defer txn.Abort()
-	c := &changes{}
+	c := &changes{event: structs.TypeJobDeregistered}
 	n, err := txn.DeleteAll(tableJobs, "id", namespace, id)
 	if err != nil {
 		return fmt.Errorf("deleting job %q: %w", id, err)

@@ -16,7 +16,7 @@ const maxNodeEvents = 10
 // markEligible makes it eligible again. event (nil ok) is appended to the
 // node's events. updatedAt is unix nanoseconds.
 func (s *StateStore) UpdateNodeDrain(index uint64, nodeID string, strategy *structs.DrainStrategy, markEligible bool, event *structs.NodeEvent, updatedAt int64) error {
-	txn := s.db.Txn(true)
+	txn := s.writeTxn()
 	defer txn.Abort()
 	node, err := nodeForUpdate(txn, nodeID)
 	if err != nil {
@@ -36,7 +36,7 @@ func (s *StateStore) UpdateNodeDrain(index uint64, nodeID string, strategy *stru
 // UpdateNodeEligibility sets a node's scheduling eligibility at index. A
 // draining node cannot be made eligible.
 func (s *StateStore) UpdateNodeEligibility(index uint64, nodeID, eligibility string, event *structs.NodeEvent, updatedAt int64) error {
-	txn := s.db.Txn(true)
+	txn := s.writeTxn()
 	defer txn.Abort()
 	node, err := nodeForUpdate(txn, nodeID)
 	if err != nil {
@@ -101,9 +101,9 @@ func keepServerNodeFields(node, existing *structs.Node) {
 // and writes evals (for their jobs) at index. Unknown allocations are
 // ignored. AllocModifyIndex is left alone: clients need not refetch.
 func (s *StateStore) UpdateAllocsDesiredTransitions(index uint64, transitions map[string]*structs.DesiredTransition, evals []*structs.Evaluation) error {
-	txn := s.db.Txn(true)
+	txn := s.writeTxn()
 	defer txn.Abort()
-	c := &changes{}
+	c := &changes{event: structs.TypeAllocationUpdateDesiredStatus}
 	for id, t := range transitions {
 		raw, err := txn.First(tableAllocs, "id", id)
 		if err != nil {

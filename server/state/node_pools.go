@@ -32,7 +32,7 @@ func nodePoolsSchema() *memdb.TableSchema {
 // UpsertNodePools creates or updates pools at index, keeping each existing
 // one's CreateIndex. Built-in pools are refused (400, nothing written).
 func (s *StateStore) UpsertNodePools(index uint64, pools []*structs.NodePool) error {
-	txn := s.db.Txn(true)
+	txn := s.writeTxn()
 	defer txn.Abort()
 	for _, in := range pools {
 		if in == nil {
@@ -90,7 +90,7 @@ func ensureNodePoolTxn(txn *memdb.Txn, index uint64, name string) error {
 // (404) and pools that still have nodes or non-dead jobs are refused (400),
 // and nothing is deleted.
 func (s *StateStore) DeleteNodePools(index uint64, names []string) error {
-	txn := s.db.Txn(true)
+	txn := s.writeTxn()
 	defer txn.Abort()
 	for _, name := range names {
 		if structs.IsBuiltinNodePool(name) {

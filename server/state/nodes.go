@@ -26,7 +26,7 @@ func nodesSchema() *memdb.TableSchema {
 // Re-registering with another SecretID than the stored one is
 // structs.ErrNodeSecretMismatch and changes nothing.
 func (s *StateStore) UpsertNode(index uint64, node *structs.Node) error {
-	txn := s.db.Txn(true)
+	txn := s.writeTxn()
 	defer txn.Abort()
 	existing, err := txn.First(tableNodes, "id", node.ID)
 	if err != nil {
@@ -59,13 +59,13 @@ func (s *StateStore) UpsertNode(index uint64, node *structs.Node) error {
 	if err := setIndex(txn, tableNodes, index); err != nil {
 		return err
 	}
-	return s.commit(txn, index, &changes{capacity: nodeCapacityChanged(old, node)})
+	return s.commit(txn, index, &changes{capacity: nodeCapacityChanged(old, node), event: structs.TypeNodeRegistration})
 }
 
 // UpdateNodeStatus sets a node's status at index (heartbeat expiry,
 // re-heartbeat after down). updatedAt is unix nanoseconds.
 func (s *StateStore) UpdateNodeStatus(index uint64, nodeID, status string, updatedAt int64) error {
-	txn := s.db.Txn(true)
+	txn := s.writeTxn()
 	defer txn.Abort()
 	raw, err := txn.First(tableNodes, "id", nodeID)
 	if err != nil {
@@ -96,7 +96,7 @@ func (s *StateStore) UpdateNodeStatus(index uint64, nodeID, status string, updat
 
 // DeleteNode removes a node at index; unknown nodes are ignored.
 func (s *StateStore) DeleteNode(index uint64, nodeID string) error {
-	txn := s.db.Txn(true)
+	txn := s.writeTxn()
 	defer txn.Abort()
 	if _, err := txn.DeleteAll(tableNodes, "id", nodeID); err != nil {
 		return fmt.Errorf("deleting node %q: %w", nodeID, err)

@@ -36,7 +36,7 @@ func periodicLaunchSchema() *memdb.TableSchema {
 // by a new leader). A launch older than the recorded one is not recorded
 // (the last launch only moves forward).
 func (s *StateStore) UpsertPeriodicLaunch(index uint64, launch *structs.PeriodicLaunch, child *structs.Job, eval *structs.Evaluation) error {
-	txn := s.db.Txn(true)
+	txn := s.writeTxn()
 	defer txn.Abort()
 	c := &changes{}
 	if child != nil {

@@ -45,7 +45,7 @@ func serviceRegistrationsSchema() *memdb.TableSchema {
 // wakes no blocking query. The endpoint checked the allocations; the store
 // does not look them up again. regs are stored: the caller gives them up.
 func (s *StateStore) UpsertServiceRegistrations(index uint64, regs []*structs.ServiceRegistration) error {
-	txn := s.db.Txn(true)
+	txn := s.writeTxn()
 	defer txn.Abort()
 	changed := false
 	for _, r := range regs {
@@ -88,7 +88,7 @@ func sameRegistration(a, b *structs.ServiceRegistration) bool {
 // DeleteServiceRegistrationByID deletes the registration id of namespace
 // at index: structs.ErrCodeNotFound (coded) when there is none there.
 func (s *StateStore) DeleteServiceRegistrationByID(index uint64, namespace, id string) error {
-	txn := s.db.Txn(true)
+	txn := s.writeTxn()
 	defer txn.Abort()
 	raw, err := txn.First(tableServiceRegistrations, "id", id)
 	if err != nil {
@@ -109,7 +109,7 @@ func (s *StateStore) DeleteServiceRegistrationByID(index uint64, namespace, id s
 // DeleteServiceRegistrationsByAllocIDs deletes every registration of the
 // allocations at index (none is fine).
 func (s *StateStore) DeleteServiceRegistrationsByAllocIDs(index uint64, allocIDs []string) error {
-	txn := s.db.Txn(true)
+	txn := s.writeTxn()
 	defer txn.Abort()
 	n := 0
 	for _, id := range allocIDs {

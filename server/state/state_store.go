@@ -54,6 +54,8 @@ type StateStore struct {
 
 	notifyMu sync.RWMutex
 	notifier Notifier // guarded by notifyMu
+	// publisher is the event stream's (events.go); guarded by notifyMu.
+	publisher EventPublisher
 }
 
 // StateSnapshot is a read-only, point-in-time view of the store with the
@@ -160,6 +162,9 @@ type changes struct {
 	capacity bool
 	stopped  []structs.NamespacedID
 	jobs     map[structs.NamespacedID]struct{} // jobs whose status to recompute
+	// event is the stream's event type of the write (events.go); empty:
+	// each table's default.
+	event string
 }
 
 func (c *changes) touchJob(namespace, id string) {
@@ -175,7 +180,15 @@ func (s *StateStore) commit(txn *memdb.Txn, index uint64, c *changes) error {
 	if err := setJobStatuses(txn, index, c.jobs); err != nil {
 		return err
 	}
+	var evs []structs.Event
+	p := s.EventPublisher()
+	if p != nil {
+		evs = eventsFromChanges(index, c.event, txn.Changes())
+	}
 	txn.Commit()
+	if len(evs) > 0 {
+		p.Publish(index, evs)
+	}
 	n := s.Notifier()
 	if n == nil {
 		return nil
