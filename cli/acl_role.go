@@ -141,7 +141,7 @@ func aclRoleInfoCommand(m *Meta, args []string) int {
 
 func aclRoleListCommand(m *Meta, args []string) int {
 	f := m.newFlags("acl role list", "[options]")
-	asJSON := f.Bool("json", false, "print the roles as JSON")
+	ff := addFormatFlags(f)
 	pos, code, ok := m.parse(f, args)
 	if !ok {
 		return code
@@ -153,8 +153,8 @@ func aclRoleListCommand(m *Meta, args []string) int {
 	if err != nil {
 		return m.errorf("listing ACL roles: %v", err)
 	}
-	if *asJSON {
-		return m.printJSONOut(rs)
+	if code, done := ff.print(m, rs); done {
+		return code
 	}
 	if len(rs) == 0 {
 		fmt.Fprintln(m.Out, "No ACL roles found")

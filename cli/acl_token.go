@@ -168,7 +168,7 @@ func aclTokenShow(m *Meta, args []string, name, usage string, nargs int) int {
 
 func aclTokenListCommand(m *Meta, args []string) int {
 	f := m.newFlags("acl token list", "[options]")
-	asJSON := f.Bool("json", false, "print the tokens as JSON")
+	ff := addFormatFlags(f)
 	pos, code, ok := m.parse(f, args)
 	if !ok {
 		return code
@@ -180,8 +180,8 @@ func aclTokenListCommand(m *Meta, args []string) int {
 	if err != nil {
 		return m.errorf("listing tokens: %v", err)
 	}
-	if *asJSON {
-		return m.printJSONOut(ts)
+	if code, done := ff.print(m, ts); done {
+		return code
 	}
 	if len(ts) == 0 {
 		fmt.Fprintln(m.Out, "No tokens found")

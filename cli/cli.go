@@ -70,7 +70,7 @@ func commands() []command {
 		{name: "node eligibility", synopsis: "Toggle a node's scheduling eligibility", run: nodeEligibilityCommand},
 		{name: "node pool apply", synopsis: "Create or update a node pool from a spec file", run: nodePoolApplyCommand},
 		{name: "node pool list", synopsis: "List node pools", run: nodePoolListCommand},
-		{name: "node pool info", synopsis: "Display a node pool", run: nodePoolCommand("info", nodePoolInfo)},
+		{name: "node pool info", synopsis: "Display a node pool", run: nodePoolInfoCommand},
 		{name: "node pool delete", synopsis: "Delete a node pool", run: nodePoolCommand("delete", nodePoolDelete)},
 		{name: "node pool jobs", synopsis: "List the jobs of a node pool", run: nodePoolCommand("jobs", nodePoolJobs)},
 		{name: "node pool nodes", synopsis: "List the nodes of a node pool", run: nodePoolCommand("nodes", nodePoolNodes)},
