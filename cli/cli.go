@@ -108,6 +108,9 @@ func commands() []command {
 		{name: "tls ca create", synopsis: "Create a certificate authority for agent TLS", run: tlsCACreateCommand},
 		{name: "tls cert create", synopsis: "Create a server, client or CLI certificate signed by the CA", run: tlsCertCreateCommand},
 		{name: "version", synopsis: "Print the nomadish version", run: versionCommand},
+		{name: "job allocs", synopsis: "List the allocations of a job", run: jobAllocsCommand},           // job_allocs.go
+		{name: "job deployments", synopsis: "List the deployments of a job", run: jobDeploymentsCommand}, // job_allocs.go
+		{name: "eval list", synopsis: "List evaluations", run: evalListCommand},                          // eval_list.go
 		{name: "plugin", hidden: true, run: pluginCommand},
 		{name: "artifact-fetch", hidden: true, run: artifactFetchCommand}, // artifact_fetch.go (getter.SubCommand)
 	}...)
