@@ -112,6 +112,7 @@ func commands() []command {
 		{name: "job deployments", synopsis: "List the deployments of a job", run: jobDeploymentsCommand}, // job_allocs.go
 		{name: "eval list", synopsis: "List evaluations", run: evalListCommand},                          // eval_list.go
 		{name: "job init", synopsis: "Create an example job file", run: jobInitCommand},                  // job_init.go
+		{name: "fmt", synopsis: "Rewrite HCL files in the canonical format", run: fmtCommand},            // fmt.go
 		{name: "plugin", hidden: true, run: pluginCommand},
 		{name: "artifact-fetch", hidden: true, run: artifactFetchCommand}, // artifact_fetch.go (getter.SubCommand)
 	}...)
