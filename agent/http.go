@@ -118,6 +118,7 @@ func (s *httpServer) routes() {
 		h(m+" /v1/job/{id}/dispatch", s.jobDispatch)            // http_periodic.go
 		h(m+" /v1/job/{id}/periodic/force", s.jobPeriodicForce) // http_periodic.go
 		h(m+" /v1/operator/scheduler/configuration", s.schedulerConfigSet)
+		h(m+" /v1/job/{id}/evaluate", s.jobEvaluate) // http_job_evaluate.go
 	}
 	h("GET /v1/jobs", s.jobsList)
 	h("GET /v1/job/{id}", s.jobGet)

@@ -108,11 +108,13 @@ func commands() []command {
 		{name: "tls ca create", synopsis: "Create a certificate authority for agent TLS", run: tlsCACreateCommand},
 		{name: "tls cert create", synopsis: "Create a server, client or CLI certificate signed by the CA", run: tlsCertCreateCommand},
 		{name: "version", synopsis: "Print the nomadish version", run: versionCommand},
-		{name: "job allocs", synopsis: "List the allocations of a job", run: jobAllocsCommand},           // job_allocs.go
-		{name: "job deployments", synopsis: "List the deployments of a job", run: jobDeploymentsCommand}, // job_allocs.go
-		{name: "eval list", synopsis: "List evaluations", run: evalListCommand},                          // eval_list.go
-		{name: "job init", synopsis: "Create an example job file", run: jobInitCommand},                  // job_init.go
-		{name: "fmt", synopsis: "Rewrite HCL files in the canonical format", run: fmtCommand},            // fmt.go
+		{name: "job allocs", synopsis: "List the allocations of a job", run: jobAllocsCommand},                          // job_allocs.go
+		{name: "job deployments", synopsis: "List the deployments of a job", run: jobDeploymentsCommand},                // job_allocs.go
+		{name: "eval list", synopsis: "List evaluations", run: evalListCommand},                                         // eval_list.go
+		{name: "job init", synopsis: "Create an example job file", run: jobInitCommand},                                 // job_init.go
+		{name: "fmt", synopsis: "Rewrite HCL files in the canonical format", run: fmtCommand},                           // fmt.go
+		{name: "job eval", synopsis: "Force an evaluation of a job", run: jobEvalCommand},                               // job_eval.go
+		{name: "job restart", synopsis: "Restart or reschedule a job's allocations in batches", run: jobRestartCommand}, // job_restart.go
 		{name: "plugin", hidden: true, run: pluginCommand},
 		{name: "artifact-fetch", hidden: true, run: artifactFetchCommand}, // artifact_fetch.go (getter.SubCommand)
 	}...)
