@@ -84,10 +84,11 @@ var routeNeeds = func() map[string]routeNeed {
 	}
 	m["GET /v1/job/{id}/scale"] = nsNeed(acl.NamespaceCapabilityReadJobScaling)
 	writes("/v1/job/{id}/dispatch", nsNeed(acl.NamespaceCapabilityDispatchJob))
-	writes("/v1/job/{id}/evaluate", nsNeed(read)) // http_job_evaluate.go: read-job, as Nomad's Job.Evaluate
 	writes("/v1/job/{id}/periodic/force", selfChecked) // dispatch-job or submit-job, as Nomad: Job.PeriodicForce checks
 	m["GET /v1/scaling/policies"] = nsNeed(acl.NamespaceCapabilityListScalingPolicies)
 	m["GET /v1/scaling/policy/{id}"] = nsNeed(acl.NamespaceCapabilityReadScalingPolicy)
+	// http_job_evaluate.go: read-job, as Nomad's Job.Evaluate
+	writes("/v1/job/{id}/evaluate", nsNeed(read))
 
 	m["GET /v1/allocations"] = nsNeed(read)
 	m["GET /v1/allocation/{id}"] = objectNeed(read)
