@@ -137,6 +137,7 @@ func (s *httpServer) routes() {
 	// (http_client_forward.go).
 	h("GET /v1/client/fs/logs/{alloc}", s.clientRoute("alloc", acl.NamespaceCapabilityReadLogs, s.allocLogs))
 	s.fsRoutes(h) // http_fs.go
+	s.fsStreamRoutes(h)
 	h("GET /v1/client/allocation/{id}/exec", s.clientRoute("id", acl.NamespaceCapabilityAllocExec, s.allocExec))
 	h("GET /v1/client/allocation/{id}/stats", s.clientRoute("id", acl.NamespaceCapabilityReadJob, s.allocStats))
 	h("GET /v1/client/allocation/{id}/checks", s.clientRoute("id", acl.NamespaceCapabilityReadJob, s.allocChecks))

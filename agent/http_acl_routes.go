@@ -94,7 +94,7 @@ var routeNeeds = func() map[string]routeNeed {
 	m["GET /v1/allocation/{id}"] = objectNeed(read)
 	writes("/v1/allocation/{id}/stop", objectNeed(life))
 	m["GET /v1/client/fs/logs/{alloc}"] = objectNeed(readLog)
-	for _, p := range []string{"ls", "stat", "cat", "readat"} {
+	for _, p := range []string{"ls", "stat", "cat", "readat", "stream"} { // stream: http_fs_stream.go
 		m["GET /v1/client/fs/"+p+"/{alloc}"] = objectNeed(readFS)
 	}
 	m["GET /v1/client/allocation/{id}/exec"] = objectNeed(acl.NamespaceCapabilityAllocExec)
