@@ -136,6 +136,7 @@ func (s *Server) establishLeadership() error {
 	run(s.reapCancelledEvals)
 	run(s.runDrainer)
 	run(s.runPeriodic) // leader_periodic.go
+	run(s.watchEvalBrokerPause)
 	if s.cfg.ACL.Enabled {
 		run(s.reapExpiredTokens) // acl_gc.go
 	}
