@@ -173,6 +173,7 @@ func (s *httpServer) routes() {
 	h("GET /v1/evaluations", s.evalsList)
 	h("GET /v1/evaluation/{id}", s.evalGet)
 	h("GET /v1/evaluation/{id}/allocations", s.evalAllocations)
+	h("DELETE /v1/evaluations", s.evalsDelete) // http_eval_delete.go
 
 	h("GET /v1/status/leader", s.statusLeader)
 	h("GET /v1/status/peers", s.statusPeers)

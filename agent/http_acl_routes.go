@@ -118,6 +118,7 @@ var routeNeeds = func() map[string]routeNeed {
 	m["GET /v1/evaluations"] = nsNeed(read)
 	m["GET /v1/evaluation/{id}"] = objectNeed(read)
 	m["GET /v1/evaluation/{id}/allocations"] = objectNeed(read)
+	m["DELETE /v1/evaluations"] = management // http_eval_delete.go
 
 	m["GET /v1/status/leader"], m["GET /v1/status/peers"], m["GET /v1/regions"] = public, public, public
 	m["GET /v1/agent/health"], m["GET /v1/metrics"] = public, public

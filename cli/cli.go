@@ -115,6 +115,7 @@ func commands() []command {
 		{name: "fmt", synopsis: "Rewrite HCL files in the canonical format", run: fmtCommand},                           // fmt.go
 		{name: "job eval", synopsis: "Force an evaluation of a job", run: jobEvalCommand},                               // job_eval.go
 		{name: "job restart", synopsis: "Restart or reschedule a job's allocations in batches", run: jobRestartCommand}, // job_restart.go
+		{name: "eval delete", synopsis: "Delete evaluations (the eval broker paused)", run: evalDeleteCommand},          // eval_delete.go
 		{name: "plugin", hidden: true, run: pluginCommand},
 		{name: "artifact-fetch", hidden: true, run: artifactFetchCommand}, // artifact_fetch.go (getter.SubCommand)
 	}...)

@@ -18,10 +18,10 @@ import (
 	"github.com/nomadish/nomadish/structs"
 )
 
-// restartStdin answers the -batch-wait ask and -on-error ask prompts;
+// promptStdin answers the prompts (job restart, eval delete);
 // restartSleep waits between batches (tests replace both).
 var (
-	restartStdin io.Reader = os.Stdin
+	promptStdin  io.Reader = os.Stdin
 	restartSleep           = time.Sleep
 )
 
@@ -70,7 +70,7 @@ func jobRestartCommand(m *Meta, args []string) int {
 		return m.wrongArgs(f, "one argument: the job ID")
 	}
 	r := &jobRestart{m: m, groups: groups, tasks: tasks, allTasks: *allTasks, reschedule: *reschedule,
-		onError: *onError, yes: *yes, verbose: *verbose, in: bufio.NewReader(restartStdin)}
+		onError: *onError, yes: *yes, verbose: *verbose, in: bufio.NewReader(promptStdin)}
 	if err := r.parseOptions(*batchSize, *batchWait); err != nil {
 		return m.errorf("parsing flags: %v", err)
 	}

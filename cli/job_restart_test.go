@@ -50,9 +50,9 @@ func noSleep(t *testing.T) *[]time.Duration {
 }
 
 func withStdin(t *testing.T, s string) {
-	old := restartStdin
-	restartStdin = strings.NewReader(s)
-	t.Cleanup(func() { restartStdin = old })
+	old := promptStdin
+	promptStdin = strings.NewReader(s)
+	t.Cleanup(func() { promptStdin = old })
 }
 
 func TestJobRestartInBatches(t *testing.T) {
