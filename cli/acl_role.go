@@ -124,7 +124,7 @@ func aclRoleDeleteCommand(m *Meta, args []string) int {
 func aclRoleInfoCommand(m *Meta, args []string) int {
 	f := m.newFlags("acl role info", "[options] ID")
 	byName := f.Bool("by-name", false, "look the role up by name instead of ID")
-	asJSON := f.Bool("json", false, "print the role as JSON")
+	ff := addFormatFlags(f)
 	pos, code, ok := m.parse(f, args)
 	if !ok {
 		return code
@@ -136,7 +136,10 @@ func aclRoleInfoCommand(m *Meta, args []string) int {
 	if err != nil {
 		return m.errorf("reading ACL role: %v", err)
 	}
-	return printRole(m, r, *asJSON)
+	if code, done := ff.print(m, r); done {
+		return code
+	}
+	return printRole(m, r, false)
 }
 
 func aclRoleListCommand(m *Meta, args []string) int {
