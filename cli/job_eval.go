@@ -21,7 +21,7 @@ func (c *apiClient) evaluateJob(id string, forceReschedule bool) (*structs.JobRe
 // it creates the evaluation and monitors it as `job run` does.
 func jobEvalCommand(m *Meta, args []string) int {
 	f := m.newFlags("job eval", "[options] JOB")
-	force := f.Bool("force-reschedule", false, "reschedule failed allocations even past their reschedule policy (refused: not supported)")
+	force := f.Bool("force-reschedule", false, "replace failed allocations now, even past their reschedule policy")
 	detach := f.Bool("detach", false, "return at once with the evaluation ID")
 	verbose := f.Bool("verbose", false, "show full IDs")
 	pos, code, ok := m.parse(f, args)

@@ -12,8 +12,8 @@ type JobEvaluateRequest struct {
 }
 
 // EvalOptions are the options of a forced evaluation. ForceReschedule
-// (Nomad: reschedule failed allocations even past their reschedule
-// policy) is refused: the scheduler has no forced rescheduling yet.
+// marks the job's failed allocations (not yet replaced) so that the
+// scheduler replaces them now, even past their reschedule policy.
 type EvalOptions struct {
 	ForceReschedule bool
 }
