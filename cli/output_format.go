@@ -48,7 +48,7 @@ func (ff formatFlags) print(m *Meta, v any) (code int, done bool) {
 		if err != nil {
 			return m.errorf("parsing -t template: %v", err), true
 		}
-		if err := t.Execute(m.Out, v); err != nil {
+		if err := t.Execute(m.Out, asAPIValue(v)); err != nil { // output_apitypes.go
 			return m.errorf("executing -t template: %v", err), true
 		}
 		return exitOK, true

@@ -217,3 +217,23 @@ func TestTemplateErrorExits1(t *testing.T) {
 		t.Fatalf("exit %d, err %q", code, errOut)
 	}
 }
+
+// As Nomad's, -t sees the official client's types: *api.Job, []*api.NodeListStub.
+func TestTemplateSeesAPITypes(t *testing.T) {
+	c := readAPI(t)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"job", "inspect", "-t", `{{printf "%T" .}} {{.Name}}`, "web"}, "*api.Job web"},
+		{[]string{"job", "status", "-t", `{{printf "%T" .}}`}, "[]*api.JobListStub"},
+		{[]string{"node", "status", "-t", `{{printf "%T" .}}`}, "[]*api.NodeListStub"},
+		{[]string{"alloc", "status", "-t", `{{printf "%T" .}}`, allocID}, "*api.Allocation"},
+		{[]string{"job", "history", "-t", `{{range .}}{{.Version}}{{end}}`, "web"}, "3"},
+	} {
+		code, out, errOut := c.run(tc.args...)
+		if code != 0 || out != tc.want {
+			t.Errorf("%v: exit %d, %q (want %q) %s", tc.args, code, out, tc.want, errOut)
+		}
+	}
+}
