@@ -17,6 +17,9 @@ import (
 	"github.com/hashicorp/hcl/v2/hclwrite"
 )
 
+// fmtInput is what `fmt -` formats (tests replace it).
+var fmtInput io.Reader = os.Stdin
+
 // fmtFile is one file to format: its source and canonical form.
 type fmtFile struct {
 	path     string
@@ -98,7 +101,7 @@ func fmtCommand(m *Meta, args []string) int {
 // fmtStdin formats standard input to standard output (-check: only the
 // exit code says whether it was canonical).
 func (m *Meta) fmtStdin(check bool) int {
-	src, err := io.ReadAll(os.Stdin)
+	src, err := io.ReadAll(fmtInput)
 	if err != nil {
 		return m.errorf("fmt: reading stdin: %v", err)
 	}

@@ -105,3 +105,20 @@ func TestFmtMissingPath(t *testing.T) {
 		t.Fatalf("exit %d, %q", code, errOut)
 	}
 }
+
+func TestFmtStdin(t *testing.T) {
+	old := fmtInput
+	t.Cleanup(func() { fmtInput = old })
+	fmtInput = strings.NewReader(fmtUgly)
+	if code, out, _ := runCLI(nil, "fmt", "-"); code != 0 || out != fmtCanonical {
+		t.Fatalf("exit %d: %q", code, out)
+	}
+	fmtInput = strings.NewReader(fmtUgly)
+	if code, out, _ := runCLI(nil, "fmt", "-check", "-"); code != 1 || out != "" {
+		t.Fatalf("check: exit %d: %q", code, out)
+	}
+	fmtInput = strings.NewReader(fmtBroken)
+	if code, _, errOut := runCLI(nil, "fmt", "-"); code != 1 || !strings.Contains(errOut, "<stdin>:3:1") {
+		t.Fatalf("broken: exit %d: %q", code, errOut)
+	}
+}
