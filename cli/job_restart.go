@@ -280,19 +280,28 @@ func (r *jobRestart) which() string {
 	return "running"
 }
 
-// rescheduleAlloc stops the allocation and waits for its replacement to run.
+// rescheduleAlloc stops the allocation and waits for its replacement (the
+// job's new allocation whose PreviousAllocation it is) to run.
 func (r *jobRestart) rescheduleAlloc(a *structs.AllocListStub) error {
 	r.detail("Rescheduling allocation %q for group %q", shortID(a.ID, r.verbose), a.TaskGroup)
+	before, index, err := r.c.jobAllocations(r.jobID, 0, 0)
+	if err != nil {
+		return err
+	}
+	checked := map[string]bool{}
+	for _, x := range before {
+		checked[x.ID] = true
+	}
 	var resp structs.AllocStopResponse
 	if _, err := r.c.do(http.MethodPut, "/v1/allocation/"+esc(a.ID)+"/stop", nil, nil, &resp); err != nil {
 		return err
 	}
-	next, err := r.waitAlloc(a.ID, func(x *structs.Allocation) (bool, error) { return x.NextAllocation != "", nil })
+	next, err := r.findReplacement(a.ID, checked, index)
 	if err != nil {
 		return fmt.Errorf("waiting for a replacement: %w", err)
 	}
-	r.detail("Allocation %q replaced by %q, waiting for it to run", shortID(a.ID, r.verbose), shortID(next.NextAllocation, r.verbose))
-	_, err = r.waitAlloc(next.NextAllocation, func(x *structs.Allocation) (bool, error) {
+	r.detail("Allocation %q replaced by %q, waiting for it to run", shortID(a.ID, r.verbose), shortID(next, r.verbose))
+	_, err = r.waitAlloc(next, func(x *structs.Allocation) (bool, error) {
 		switch x.ClientStatus {
 		case structs.AllocClientStatusRunning:
 			return true, nil
@@ -302,6 +311,35 @@ func (r *jobRestart) rescheduleAlloc(a *structs.AllocListStub) error {
 		return false, nil
 	})
 	return err
+}
+
+// findReplacement follows the job's allocations (blocking queries past
+// index) until a new one names old as its PreviousAllocation; checked holds
+// the IDs already looked at.
+func (r *jobRestart) findReplacement(old string, checked map[string]bool, index uint64) (string, error) {
+	for {
+		allocs, idx, err := r.c.jobAllocations(r.jobID, index, replacementWait)
+		if err != nil {
+			return "", err
+		}
+		for _, s := range allocs {
+			if checked[s.ID] {
+				continue
+			}
+			full, err := r.c.allocation(s.ID)
+			if err != nil {
+				return "", err
+			}
+			checked[s.ID] = true
+			if full.PreviousAllocation == old {
+				return s.ID, nil
+			}
+		}
+		if idx <= index { // an answer without a newer index: ask past the next one anyway
+			idx = index + 1
+		}
+		index = idx
+	}
 }
 
 // waitAlloc follows the allocation with blocking queries until done says so.

@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"encoding/json"
 	"net/http"
+	"sync/atomic"
 	"strings"
 	"testing"
 	"time"
@@ -141,9 +143,23 @@ func TestJobRestartReschedule(t *testing.T) {
 	noSleep(t)
 	c, ids := restartAPI(t, 1)
 	next := "eeeeeeee-0000-4000-8000-000000000000"
-	c.answers["PUT /v1/allocation/"+ids[0]+"/stop"] = structs.AllocStopResponse{EvalID: evalID}
-	c.answers["GET /v1/allocation/"+ids[0]] = &structs.Allocation{ID: ids[0], NextAllocation: next}
-	c.answers["GET /v1/allocation/"+next] = &structs.Allocation{ID: next, ClientStatus: "running"}
+	// The replacement appears in the job's allocations once the stop came.
+	stubs := c.answers["GET /v1/job/web/allocations"].([]*structs.AllocListStub)
+	var stopped atomic.Bool
+	c.answers["PUT /v1/allocation/"+ids[0]+"/stop"] = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		stopped.Store(true)
+		json.NewEncoder(w).Encode(structs.AllocStopResponse{EvalID: evalID})
+	})
+	c.answers["GET /v1/job/web/allocations"] = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		out := stubs
+		if stopped.Load() {
+			out = append(append([]*structs.AllocListStub{}, stubs...), &structs.AllocListStub{ID: "other", JobID: "web"},
+				&structs.AllocListStub{ID: next, JobID: "web"})
+		}
+		json.NewEncoder(w).Encode(out)
+	})
+	c.answers["GET /v1/allocation/other"] = &structs.Allocation{ID: "other", ClientStatus: "running"}
+	c.answers["GET /v1/allocation/"+next] = &structs.Allocation{ID: next, PreviousAllocation: ids[0], ClientStatus: "running"}
 	code, out, errOut := c.run("job", "restart", "-reschedule", "web")
 	if code != 0 || !strings.Contains(out, `replaced by "eeeeeeee"`) {
 		t.Fatalf("exit %d: %s %s", code, out, errOut)
@@ -151,7 +167,8 @@ func TestJobRestartReschedule(t *testing.T) {
 	if len(c.query("PUT /v1/allocation/"+ids[0]+"/stop")) != 1 || len(c.query("PUT /v1/client/allocation/"+ids[0]+"/restart")) != 0 {
 		t.Fatal("not stopped, or restarted in place")
 	}
-	c.answers["GET /v1/allocation/"+next] = &structs.Allocation{ID: next, ClientStatus: "failed"}
+	stopped.Store(false)
+	c.answers["GET /v1/allocation/"+next] = &structs.Allocation{ID: next, PreviousAllocation: ids[0], ClientStatus: "failed"}
 	if code, _, errOut := c.run("job", "restart", "-reschedule", "-on-error", "fail", "web"); code != 1 || !strings.Contains(errOut, "failed") {
 		t.Fatalf("failed replacement: exit %d: %s", code, errOut)
 	}
