@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/hashicorp/go-bexpr"
+
 	"github.com/nomadish/nomadish/structs"
 )
 
@@ -62,6 +64,11 @@ func evalDeleteCommand(m *Meta, args []string) int {
 		if _, err := c.getPage("/v1/evaluations", pageFlags{filter: filter, token: new(string), perPage: new(int)}.query(nil), &matching); err != nil {
 			return m.errorf("listing the evaluations to delete: %v", err)
 		}
+		// Filter here too: an agent that ignores ?filter= must not
+		// inflate the count asked about.
+		if matching, err = bexprFilter(matching, *filter); err != nil {
+			return m.errorf("deleting evaluations: invalid filter: %v", err)
+		}
 		if len(matching) == 0 {
 			fmt.Fprintln(m.Out, "No evaluations match the filter")
 			return exitOK
@@ -80,4 +87,23 @@ func evalDeleteCommand(m *Meta, args []string) int {
 	}
 	fmt.Fprintf(m.Out, "Successfully deleted %d evaluation%s\n", resp.Count, plural(resp.Count))
 	return exitOK
+}
+
+// bexprFilter keeps the items the go-bexpr expression selects.
+func bexprFilter[T any](items []T, expr string) ([]T, error) {
+	ev, err := bexpr.CreateEvaluator(expr)
+	if err != nil {
+		return nil, err
+	}
+	var out []T
+	for _, it := range items {
+		ok, err := ev.Evaluate(it)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out = append(out, it)
+		}
+	}
+	return out, nil
 }

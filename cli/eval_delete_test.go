@@ -32,20 +32,20 @@ func TestEvalDeleteByID(t *testing.T) {
 func TestEvalDeleteByFilter(t *testing.T) {
 	c := evalDeleteAPI(t, true)
 	withStdin(t, "n\n")
-	code, out, _ := c.run("eval", "delete", "-filter", `Status == "pending"`)
+	code, out, _ := c.run("eval", "delete", "-filter", `Status == "complete"`)
 	if code != 1 || !strings.Contains(out, "delete 1 evaluation?") || len(c.body("DELETE /v1/evaluations")) != 0 {
 		t.Fatalf("declined: exit %d: %s", code, out)
 	}
 	q, _ := url.ParseQuery(c.query("GET /v1/evaluations")[0])
-	if q.Get("filter") != `Status == "pending"` {
+	if q.Get("filter") != `Status == "complete"` {
 		t.Fatalf("list query %v", q)
 	}
-	code, out, errOut := c.run("eval", "delete", "-yes", "-filter", `Status == "pending"`)
+	code, out, errOut := c.run("eval", "delete", "-yes", "-filter", `Status == "complete"`)
 	if code != 0 || !strings.Contains(out, "Successfully deleted 1 evaluation") {
 		t.Fatalf("-yes: exit %d: %s %s", code, out, errOut)
 	}
 	var req structs.EvalDeleteRequest
-	if err := json.Unmarshal([]byte(c.body("DELETE /v1/evaluations")[0]), &req); err != nil || req.Filter != `Status == "pending"` || len(req.EvalIDs) != 0 {
+	if err := json.Unmarshal([]byte(c.body("DELETE /v1/evaluations")[0]), &req); err != nil || req.Filter != `Status == "complete"` || len(req.EvalIDs) != 0 {
 		t.Fatalf("body %+v: %v", req, err)
 	}
 }
@@ -63,5 +63,21 @@ func TestEvalDeleteRefusals(t *testing.T) {
 	}
 	if len(c.body("DELETE /v1/evaluations")) != 0 {
 		t.Fatal("a refused deletion reached the API")
+	}
+}
+
+// The confirmation counts only the evaluations the filter selects, even
+// from an agent that ignores ?filter=.
+func TestEvalDeleteFilterCountsOnlyMatches(t *testing.T) {
+	c := evalDeleteAPI(t, true)
+	withStdin(t, "n\n")
+	if code, out, _ := c.run("eval", "delete", "-filter", `JobID == "other"`); code != 0 || !strings.Contains(out, "No evaluations match") {
+		t.Fatalf("exit %d: %s", code, out)
+	}
+	if code, _, errOut := c.run("eval", "delete", "-filter", `JobID ==`); code != 1 || !strings.Contains(errOut, "invalid filter") {
+		t.Fatalf("bad filter: exit %d: %s", code, errOut)
+	}
+	if len(c.body("DELETE /v1/evaluations")) != 0 {
+		t.Fatal("deleted")
 	}
 }

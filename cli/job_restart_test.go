@@ -3,8 +3,8 @@ package cli
 import (
 	"encoding/json"
 	"net/http"
-	"sync/atomic"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
