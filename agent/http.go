@@ -128,6 +128,7 @@ func (s *httpServer) routes() {
 		h(m+" /v1/job/{id}/dispatch", s.jobDispatch)            // http_periodic.go
 		h(m+" /v1/job/{id}/periodic/force", s.jobPeriodicForce) // http_periodic.go
 		h(m+" /v1/operator/scheduler/configuration", s.schedulerConfigSet)
+		h(m+" /v1/job/{id}/evaluate", s.jobEvaluate) // http_job_evaluate.go
 	}
 	h("GET /v1/jobs", s.jobsList)
 	h("GET /v1/job/{id}", s.jobGet)
@@ -146,6 +147,7 @@ func (s *httpServer) routes() {
 	// (http_client_forward.go).
 	h("GET /v1/client/fs/logs/{alloc}", s.clientRoute("alloc", acl.NamespaceCapabilityReadLogs, s.allocLogs))
 	s.fsRoutes(h) // http_fs.go
+	s.fsStreamRoutes(h)
 	h("GET /v1/client/allocation/{id}/exec", s.clientRoute("id", acl.NamespaceCapabilityAllocExec, s.allocExec))
 	h("GET /v1/client/allocation/{id}/stats", s.clientRoute("id", acl.NamespaceCapabilityReadJob, s.allocStats))
 	h("GET /v1/client/allocation/{id}/checks", s.clientRoute("id", acl.NamespaceCapabilityReadJob, s.allocChecks))
@@ -181,6 +183,7 @@ func (s *httpServer) routes() {
 	h("GET /v1/evaluations", s.evalsList)
 	h("GET /v1/evaluation/{id}", s.evalGet)
 	h("GET /v1/evaluation/{id}/allocations", s.evalAllocations)
+	h("DELETE /v1/evaluations", s.evalsDelete) // http_eval_delete.go
 
 	h("GET /v1/status/leader", s.statusLeader)
 	h("GET /v1/status/peers", s.statusPeers)

@@ -87,12 +87,14 @@ var routeNeeds = func() map[string]routeNeed {
 	writes("/v1/job/{id}/periodic/force", selfChecked) // dispatch-job or submit-job, as Nomad: Job.PeriodicForce checks
 	m["GET /v1/scaling/policies"] = nsNeed(acl.NamespaceCapabilityListScalingPolicies)
 	m["GET /v1/scaling/policy/{id}"] = nsNeed(acl.NamespaceCapabilityReadScalingPolicy)
+	// http_job_evaluate.go: read-job, as Nomad's Job.Evaluate
+	writes("/v1/job/{id}/evaluate", nsNeed(read))
 
 	m["GET /v1/allocations"] = nsNeed(read)
 	m["GET /v1/allocation/{id}"] = objectNeed(read)
 	writes("/v1/allocation/{id}/stop", objectNeed(life))
 	m["GET /v1/client/fs/logs/{alloc}"] = objectNeed(readLog)
-	for _, p := range []string{"ls", "stat", "cat", "readat"} {
+	for _, p := range []string{"ls", "stat", "cat", "readat", "stream"} { // stream: http_fs_stream.go
 		m["GET /v1/client/fs/"+p+"/{alloc}"] = objectNeed(readFS)
 	}
 	m["GET /v1/client/allocation/{id}/exec"] = objectNeed(acl.NamespaceCapabilityAllocExec)
@@ -122,6 +124,7 @@ var routeNeeds = func() map[string]routeNeed {
 	m["GET /v1/evaluations"] = nsNeed(read)
 	m["GET /v1/evaluation/{id}"] = objectNeed(read)
 	m["GET /v1/evaluation/{id}/allocations"] = objectNeed(read)
+	m["DELETE /v1/evaluations"] = management // http_eval_delete.go
 
 	m["GET /v1/status/leader"], m["GET /v1/status/peers"], m["GET /v1/regions"] = public, public, public
 	m["GET /v1/agent/health"], m["GET /v1/metrics"] = public, public

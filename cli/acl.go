@@ -49,7 +49,7 @@ func (m *Meta) printJSONOut(v any) int {
 // ("-" for stdin) holds the secret to give the management token.
 func aclBootstrapCommand(m *Meta, args []string) int {
 	f := m.newFlags("acl bootstrap", "[options] [SECRET_FILE]")
-	asJSON := f.Bool("json", false, "print the token as JSON")
+	ff := addFormatFlags(f)
 	pos, code, ok := m.parse(f, args)
 	if !ok {
 		return code
@@ -75,8 +75,8 @@ func aclBootstrapCommand(m *Meta, args []string) int {
 	if err != nil {
 		return m.errorf("bootstrapping: %v", err)
 	}
-	if *asJSON {
-		return m.printJSONOut(tok)
+	if code, done := ff.print(m, tok); done {
+		return code
 	}
 	printToken(m, tok)
 	return exitOK
@@ -167,7 +167,7 @@ func aclPolicyDeleteCommand(m *Meta, args []string) int {
 
 func aclPolicyInfoCommand(m *Meta, args []string) int {
 	f := m.newFlags("acl policy info", "[options] NAME")
-	asJSON := f.Bool("json", false, "print the policy as JSON")
+	ff := addFormatFlags(f)
 	pos, code, ok := m.parse(f, args)
 	if !ok {
 		return code
@@ -179,8 +179,8 @@ func aclPolicyInfoCommand(m *Meta, args []string) int {
 	if err != nil {
 		return m.errorf("reading ACL policy: %v", err)
 	}
-	if *asJSON {
-		return m.printJSONOut(p)
+	if code, done := ff.print(m, p); done {
+		return code
 	}
 	kv(m.Out, "Name", p.Name, "Description", p.Description,
 		"CreateIndex", strconv.FormatUint(p.CreateIndex, 10), "ModifyIndex", strconv.FormatUint(p.ModifyIndex, 10))
@@ -198,7 +198,7 @@ func aclPolicySelfCommand(m *Meta, args []string) int {
 
 func aclPolicyListAt(m *Meta, args []string, name, path string) int {
 	f := m.newFlags(name, "[options]")
-	asJSON := f.Bool("json", false, "print the policies as JSON")
+	ff := addFormatFlags(f)
 	pos, code, ok := m.parse(f, args)
 	if !ok {
 		return code
@@ -210,8 +210,8 @@ func aclPolicyListAt(m *Meta, args []string, name, path string) int {
 	if err != nil {
 		return m.errorf("listing ACL policies: %v", err)
 	}
-	if *asJSON {
-		return m.printJSONOut(ps)
+	if code, done := ff.print(m, ps); done {
+		return code
 	}
 	if len(ps) == 0 {
 		fmt.Fprintln(m.Out, "No policies found")

@@ -124,7 +124,7 @@ func aclRoleDeleteCommand(m *Meta, args []string) int {
 func aclRoleInfoCommand(m *Meta, args []string) int {
 	f := m.newFlags("acl role info", "[options] ID")
 	byName := f.Bool("by-name", false, "look the role up by name instead of ID")
-	asJSON := f.Bool("json", false, "print the role as JSON")
+	ff := addFormatFlags(f)
 	pos, code, ok := m.parse(f, args)
 	if !ok {
 		return code
@@ -136,12 +136,15 @@ func aclRoleInfoCommand(m *Meta, args []string) int {
 	if err != nil {
 		return m.errorf("reading ACL role: %v", err)
 	}
-	return printRole(m, r, *asJSON)
+	if code, done := ff.print(m, r); done {
+		return code
+	}
+	return printRole(m, r, false)
 }
 
 func aclRoleListCommand(m *Meta, args []string) int {
 	f := m.newFlags("acl role list", "[options]")
-	asJSON := f.Bool("json", false, "print the roles as JSON")
+	ff := addFormatFlags(f)
 	pos, code, ok := m.parse(f, args)
 	if !ok {
 		return code
@@ -153,8 +156,8 @@ func aclRoleListCommand(m *Meta, args []string) int {
 	if err != nil {
 		return m.errorf("listing ACL roles: %v", err)
 	}
-	if *asJSON {
-		return m.printJSONOut(rs)
+	if code, done := ff.print(m, rs); done {
+		return code
 	}
 	if len(rs) == 0 {
 		fmt.Fprintln(m.Out, "No ACL roles found")

@@ -144,7 +144,7 @@ func aclTokenSelfCommand(m *Meta, args []string) int {
 
 func aclTokenShow(m *Meta, args []string, name, usage string, nargs int) int {
 	f := m.newFlags(name, usage)
-	asJSON := f.Bool("json", false, "print the token as JSON")
+	ff := addFormatFlags(f)
 	pos, code, ok := m.parse(f, args)
 	if !ok {
 		return code
@@ -163,12 +163,15 @@ func aclTokenShow(m *Meta, args []string, name, usage string, nargs int) int {
 	if err != nil {
 		return m.errorf("fetching token: %v", err)
 	}
-	return m.printTokenOut(tok, *asJSON)
+	if code, done := ff.print(m, tok); done {
+		return code
+	}
+	return m.printTokenOut(tok, false)
 }
 
 func aclTokenListCommand(m *Meta, args []string) int {
 	f := m.newFlags("acl token list", "[options]")
-	asJSON := f.Bool("json", false, "print the tokens as JSON")
+	ff := addFormatFlags(f)
 	pos, code, ok := m.parse(f, args)
 	if !ok {
 		return code
@@ -180,8 +183,8 @@ func aclTokenListCommand(m *Meta, args []string) int {
 	if err != nil {
 		return m.errorf("listing tokens: %v", err)
 	}
-	if *asJSON {
-		return m.printJSONOut(ts)
+	if code, done := ff.print(m, ts); done {
+		return code
 	}
 	if len(ts) == 0 {
 		fmt.Fprintln(m.Out, "No tokens found")

@@ -16,6 +16,7 @@ func allocStatusCommand(m *Meta, args []string) int {
 	f := m.newFlags("alloc status", "[options] ALLOC")
 	verbose := f.Bool("verbose", false, "show full IDs and the placement metrics with node scores")
 	withStats := f.Bool("stats", false, "show each running task's CPU and memory usage")
+	ff := addFormatFlags(f)
 	pos, code, ok := m.parse(f, args)
 	if !ok {
 		return code
@@ -31,6 +32,9 @@ func allocStatusCommand(m *Meta, args []string) int {
 	a, err := c.allocation(id)
 	if err != nil {
 		return m.errorf("querying allocation: %v", err)
+	}
+	if code, done := ff.print(m, a); done {
+		return code
 	}
 	printAlloc(m, a, *verbose)
 	printAllocAddresses(m.Out, a) // alloc_ports.go

@@ -28,6 +28,7 @@ func allocFSCommand(m *Meta, args []string) int {
 	f := m.newFlags("alloc fs", "[options] ALLOC [PATH]")
 	stat := f.Bool("stat", false, "describe the file or directory instead of listing or printing it")
 	human := f.Bool("H", false, "print sizes in human readable units")
+	tf := addTailFlags(f) // alloc_fs_tail.go
 	pos, code, ok := m.parse(f, args)
 	if !ok {
 		return code
@@ -39,8 +40,11 @@ func allocFSCommand(m *Meta, args []string) int {
 	if len(pos) == 2 {
 		p = pos[1]
 	}
+	if err := tf.check(); err != nil {
+		return m.errorf("parsing flags: %v", err)
+	}
 	c := m.client(f)
-	id, ok := resolveID(m, allocMatcher(c), pos[0])
+	id, ok := tf.allocID(m, c, pos[0])
 	if !ok {
 		return exitError
 	}
@@ -62,6 +66,8 @@ func allocFSCommand(m *Meta, args []string) int {
 			return exitOK
 		}
 		printFiles(m.Out, list, *human, false)
+	case tf.active():
+		return tf.run(m, c, id, p, fi.Size)
 	default:
 		resp, err := c.request(http.MethodGet, "/v1/client/fs/cat/"+esc(id), q, nil)
 		if err != nil {

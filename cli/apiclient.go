@@ -134,11 +134,19 @@ func (c *apiClient) authorize(h http.Header) {
 // do runs a request and decodes the JSON answer into out (if non-nil). It
 // returns the X-Nomad-Index of the answer (0 if absent).
 func (c *apiClient) do(method, path string, q url.Values, body, out any) (uint64, error) {
+	return c.doHeader(method, path, q, body, out, nil)
+}
+
+// doHeader is do handing the answer's headers to header (if non-nil).
+func (c *apiClient) doHeader(method, path string, q url.Values, body, out any, header func(http.Header)) (uint64, error) {
 	resp, err := c.request(method, path, q, body)
 	if err != nil {
 		return 0, err
 	}
 	defer resp.Body.Close()
+	if header != nil {
+		header(resp.Header)
+	}
 	index, _ := strconv.ParseUint(resp.Header.Get("X-Nomad-Index"), 10, 64)
 	if out != nil {
 		if err := json.NewDecoder(resp.Body).Decode(out); err != nil {

@@ -70,7 +70,7 @@ func commands() []command {
 		{name: "node eligibility", synopsis: "Toggle a node's scheduling eligibility", run: nodeEligibilityCommand},
 		{name: "node pool apply", synopsis: "Create or update a node pool from a spec file", run: nodePoolApplyCommand},
 		{name: "node pool list", synopsis: "List node pools", run: nodePoolListCommand},
-		{name: "node pool info", synopsis: "Display a node pool", run: nodePoolCommand("info", nodePoolInfo)},
+		{name: "node pool info", synopsis: "Display a node pool", run: nodePoolInfoCommand},
 		{name: "node pool delete", synopsis: "Delete a node pool", run: nodePoolCommand("delete", nodePoolDelete)},
 		{name: "node pool jobs", synopsis: "List the jobs of a node pool", run: nodePoolCommand("jobs", nodePoolJobs)},
 		{name: "node pool nodes", synopsis: "List the nodes of a node pool", run: nodePoolCommand("nodes", nodePoolNodes)},
@@ -111,6 +111,14 @@ func commands() []command {
 		{name: "version", synopsis: "Print the nomadish version", run: versionCommand},
 		{name: "system gc", synopsis: "Run the servers' garbage collector now", run: systemGCCommand}, // system.go
 		{name: "system reconcile summaries", synopsis: "Recompute every job's summary", run: systemReconcileSummariesCommand},
+		{name: "job allocs", synopsis: "List the allocations of a job", run: jobAllocsCommand},                          // job_allocs.go
+		{name: "job deployments", synopsis: "List the deployments of a job", run: jobDeploymentsCommand},                // job_allocs.go
+		{name: "eval list", synopsis: "List evaluations", run: evalListCommand},                                         // eval_list.go
+		{name: "job init", synopsis: "Create an example job file", run: jobInitCommand},                                 // job_init.go
+		{name: "fmt", synopsis: "Rewrite HCL files in the canonical format", run: fmtCommand},                           // fmt.go
+		{name: "job eval", synopsis: "Force an evaluation of a job", run: jobEvalCommand},                               // job_eval.go
+		{name: "job restart", synopsis: "Restart or reschedule a job's allocations in batches", run: jobRestartCommand}, // job_restart.go
+		{name: "eval delete", synopsis: "Delete evaluations (the eval broker paused)", run: evalDeleteCommand},          // eval_delete.go
 		{name: "plugin", hidden: true, run: pluginCommand},
 		{name: "artifact-fetch", hidden: true, run: artifactFetchCommand}, // artifact_fetch.go (getter.SubCommand)
 		{name: "node gc", synopsis: "Destroy the terminal allocations of a node's client now", run: nodeGCCommand},

@@ -62,6 +62,8 @@ func deploymentMatcher(c *apiClient) matcher[*structs.Deployment] {
 func deploymentListCommand(m *Meta, args []string) int {
 	f := m.newFlags("deployment list", "[options]")
 	verbose := f.Bool("verbose", false, "show full IDs")
+	ff := addFormatFlags(f)
+	pf := addPageFlags(f)
 	pos, code, ok := m.parse(f, args)
 	if !ok {
 		return code
@@ -69,9 +71,16 @@ func deploymentListCommand(m *Meta, args []string) int {
 	if len(pos) != 0 {
 		return m.wrongArgs(f, "no arguments")
 	}
-	ds, err := m.client(f).deployments("")
+	if code, bad := ff.check(m); bad {
+		return code
+	}
+	var ds []*structs.Deployment
+	next, err := m.client(f).getPage("/v1/deployments", pf.query(nil), &ds)
 	if err != nil {
 		return m.errorf("retrieving deployments: %v", err)
+	}
+	if code, done := ff.print(m, ds); done {
+		return code
 	}
 	if len(ds) == 0 {
 		fmt.Fprintln(m.Out, "No deployments found")
@@ -82,6 +91,7 @@ func deploymentListCommand(m *Meta, args []string) int {
 		rows = append(rows, []string{shortID(d.ID, *verbose), d.JobID, strconv.FormatUint(d.JobVersion, 10), d.Status, d.StatusDescription})
 	}
 	table(m.Out, rows)
+	m.printNextToken(next)
 	return exitOK
 }
 
@@ -89,6 +99,7 @@ func deploymentListCommand(m *Meta, args []string) int {
 func deploymentStatusCommand(m *Meta, args []string) int {
 	f := m.newFlags("deployment status", "[options] DEPLOYMENT")
 	verbose := f.Bool("verbose", false, "show full IDs")
+	ff := addFormatFlags(f)
 	pos, code, ok := m.parse(f, args)
 	if !ok {
 		return code
@@ -104,6 +115,9 @@ func deploymentStatusCommand(m *Meta, args []string) int {
 	d, _, err := c.deployment(id, 0, 0)
 	if err != nil {
 		return m.errorf("retrieving deployment: %v", err)
+	}
+	if code, done := ff.print(m, d); done {
+		return code
 	}
 	printDeployment(m.Out, d, *verbose)
 	return exitOK

@@ -9,6 +9,7 @@ import (
 func evalStatusCommand(m *Meta, args []string) int {
 	f := m.newFlags("eval status", "[options] EVAL")
 	verbose := f.Bool("verbose", false, "show full IDs")
+	ff := addFormatFlags(f)
 	pos, code, ok := m.parse(f, args)
 	if !ok {
 		return code
@@ -24,6 +25,9 @@ func evalStatusCommand(m *Meta, args []string) int {
 	e, _, err := c.evaluation(id, 0, 0)
 	if err != nil {
 		return m.errorf("querying evaluation: %v", err)
+	}
+	if code, done := ff.print(m, e); done {
+		return code
 	}
 	now := m.Now()
 	kv(m.Out,

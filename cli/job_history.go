@@ -27,6 +27,7 @@ func jobHistoryCommand(m *Meta, args []string) int {
 	diffs := f.Bool("p", false, "show the difference between each version and the previous one")
 	full := f.Bool("full", false, "show the full job of each version")
 	versionFlag := f.String("version", "", "show only this version")
+	ff := addFormatFlags(f)
 	pos, code, ok := m.parse(f, args)
 	if !ok {
 		return code
@@ -50,6 +51,9 @@ func jobHistoryCommand(m *Meta, args []string) int {
 	resp, err := c.jobVersions(id, *diffs)
 	if err != nil {
 		return m.errorf("retrieving job versions: %v", err)
+	}
+	if code, done := ff.print(m, resp.Versions); done {
+		return code
 	}
 	var blocks []string
 	for i, j := range resp.Versions {

@@ -18,14 +18,19 @@ func jobStatusCommand(m *Meta, args []string) int {
 func jobStatus(m *Meta, name string, args []string) int {
 	f := m.newFlags(name, "[options] [JOB]")
 	verbose := f.Bool("verbose", false, "show full IDs")
+	ff := addFormatFlags(f)
+	pf := addPageFlags(f)
 	pos, code, ok := m.parse(f, args)
 	if !ok {
+		return code
+	}
+	if code, bad := ff.check(m); bad {
 		return code
 	}
 	c := m.client(f)
 	switch len(pos) {
 	case 0:
-		return listJobs(m, c)
+		return listJobs(m, c, ff, pf)
 	case 1:
 	default:
 		return m.wrongArgs(f, "at most one argument: the job ID")
@@ -37,6 +42,9 @@ func jobStatus(m *Meta, name string, args []string) int {
 	job, err := c.job(id)
 	if err != nil {
 		return m.errorf("querying job %q: %v", id, err)
+	}
+	if code, done := ff.print(m, job); done {
+		return code
 	}
 	if job.IsParent() { // job_status_parent.go
 		printJob(m, job)
@@ -59,10 +67,14 @@ func jobStatus(m *Meta, name string, args []string) int {
 	return exitOK
 }
 
-func listJobs(m *Meta, c *apiClient) int {
-	jobs, err := c.jobs("")
+func listJobs(m *Meta, c *apiClient, ff formatFlags, pf pageFlags) int {
+	var jobs []*structs.JobListStub
+	next, err := c.getPage("/v1/jobs", pf.query(nil), &jobs)
 	if err != nil {
 		return m.errorf("querying jobs: %v", err)
+	}
+	if code, done := ff.print(m, jobs); done {
+		return code
 	}
 	if len(jobs) == 0 {
 		fmt.Fprintln(m.Out, "No running jobs")
@@ -83,6 +95,7 @@ func listJobs(m *Meta, c *apiClient) int {
 		rows = append(rows, row)
 	}
 	table(m.Out, rows)
+	m.printNextToken(next)
 	return exitOK
 }
 

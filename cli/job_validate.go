@@ -37,6 +37,7 @@ func jobValidateCommand(m *Meta, args []string) int {
 // {"Job": ...} envelope that PUT /v1/jobs accepts.
 func jobInspectCommand(m *Meta, args []string) int {
 	f := m.newFlags("job inspect", "[options] JOB")
+	ff := addFormatFlags(f)
 	pos, code, ok := m.parse(f, args)
 	if !ok {
 		return code
@@ -52,6 +53,9 @@ func jobInspectCommand(m *Meta, args []string) int {
 	job, err := c.job(id)
 	if err != nil {
 		return m.errorf("inspecting job: %v", err)
+	}
+	if code, done := ff.print(m, job); done {
+		return code
 	}
 	out, err := json.MarshalIndent(map[string]any{"Job": job}, "", "    ")
 	if err != nil {

@@ -122,6 +122,7 @@ func namespaceApplyCommand(m *Meta, args []string) int {
 // namespaceListCommand is `namespace list`.
 func namespaceListCommand(m *Meta, args []string) int {
 	f := m.newFlags("namespace list", "[options]")
+	ff := addFormatFlags(f)
 	pos, code, ok := m.parse(f, args)
 	if !ok {
 		return code
@@ -132,6 +133,9 @@ func namespaceListCommand(m *Meta, args []string) int {
 	list, err := m.client(f).namespaces()
 	if err != nil {
 		return m.errorf("retrieving namespaces: %v", err)
+	}
+	if code, done := ff.print(m, list); done {
+		return code
 	}
 	rows := [][]string{{"Name", "Description"}}
 	for _, ns := range list {
@@ -144,6 +148,7 @@ func namespaceListCommand(m *Meta, args []string) int {
 // namespaceStatusCommand is `namespace status NAME`.
 func namespaceStatusCommand(m *Meta, args []string) int {
 	f := m.newFlags("namespace status", "[options] NAME")
+	ff := addFormatFlags(f)
 	pos, code, ok := m.parse(f, args)
 	if !ok {
 		return code
@@ -154,6 +159,9 @@ func namespaceStatusCommand(m *Meta, args []string) int {
 	ns, err := m.client(f).namespaceInfo(pos[0])
 	if err != nil {
 		return m.errorf("retrieving namespace %q: %v", pos[0], err)
+	}
+	if code, done := ff.print(m, ns); done {
+		return code
 	}
 	pairs := []string{"Name", ns.Name, "Description", ns.Description, "Quota", ns.Quota}
 	if c := ns.Capabilities; c != nil {

@@ -14,14 +14,19 @@ import (
 func nodeStatusCommand(m *Meta, args []string) int {
 	f := m.newFlags("node status", "[options] [NODE]")
 	verbose := f.Bool("verbose", false, "show full IDs")
+	ff := addFormatFlags(f)
+	pf := addPageFlags(f)
 	pos, code, ok := m.parse(f, args)
 	if !ok {
+		return code
+	}
+	if code, bad := ff.check(m); bad {
 		return code
 	}
 	c := m.client(f)
 	switch len(pos) {
 	case 0:
-		return listNodes(m, c, *verbose)
+		return listNodes(m, c, *verbose, ff, pf)
 	case 1:
 	default:
 		return m.wrongArgs(f, "at most one argument: the node ID or prefix")
@@ -33,6 +38,9 @@ func nodeStatusCommand(m *Meta, args []string) int {
 	n, err := c.node(id)
 	if err != nil {
 		return m.errorf("querying node: %v", err)
+	}
+	if code, done := ff.print(m, n); done {
+		return code
 	}
 	allocs, err := c.allocations("")
 	if err != nil {
@@ -54,10 +62,14 @@ func nodeStatusCommand(m *Meta, args []string) int {
 	return exitOK
 }
 
-func listNodes(m *Meta, c *apiClient, verbose bool) int {
-	nodes, err := c.nodes("")
+func listNodes(m *Meta, c *apiClient, verbose bool, ff formatFlags, pf pageFlags) int {
+	var nodes []*structs.NodeListStub
+	next, err := c.getPage("/v1/nodes", pf.query(nil), &nodes)
 	if err != nil {
 		return m.errorf("querying nodes: %v", err)
+	}
+	if code, done := ff.print(m, nodes); done {
+		return code
 	}
 	if len(nodes) == 0 {
 		fmt.Fprintln(m.Out, "No nodes registered")
@@ -70,6 +82,7 @@ func listNodes(m *Meta, c *apiClient, verbose bool) int {
 			orDefault(n.NodeClass, "<none>"), strconv.FormatBool(n.Drain), n.SchedulingEligibility, n.Status})
 	}
 	table(m.Out, rows)
+	m.printNextToken(next)
 	return exitOK
 }
 

@@ -83,6 +83,7 @@ func nodePoolApplyCommand(m *Meta, args []string) int {
 // nodePoolListCommand is `node pool list`.
 func nodePoolListCommand(m *Meta, args []string) int {
 	f := m.newFlags("node pool list", "[options]")
+	ff := addFormatFlags(f)
 	pos, code, ok := m.parse(f, args)
 	if !ok {
 		return code
@@ -94,12 +95,41 @@ func nodePoolListCommand(m *Meta, args []string) int {
 	if err != nil {
 		return m.errorf("retrieving node pools: %v", err)
 	}
+	if code, done := ff.print(m, pools); done {
+		return code
+	}
 	rows := [][]string{{"Name", "Description"}}
 	for _, p := range pools {
 		rows = append(rows, []string{p.Name, p.Description})
 	}
 	table(m.Out, rows)
 	return exitOK
+}
+
+// nodePoolInfoCommand is `node pool info [-json] [-t TMPL] POOL`.
+func nodePoolInfoCommand(m *Meta, args []string) int {
+	f := m.newFlags("node pool info", "[options] POOL")
+	ff := addFormatFlags(f)
+	pos, code, ok := m.parse(f, args)
+	if !ok {
+		return code
+	}
+	if len(pos) != 1 {
+		return m.wrongArgs(f, "one argument: the node pool name")
+	}
+	if code, bad := ff.check(m); bad {
+		return code
+	}
+	c := m.client(f)
+	if !ff.set() {
+		return nodePoolInfo(m, c, pos[0])
+	}
+	p, err := c.nodePoolInfo(pos[0])
+	if err != nil {
+		return m.errorf("retrieving node pool %q: %v", pos[0], err)
+	}
+	code, _ = ff.print(m, p)
+	return code
 }
 
 func nodePoolInfo(m *Meta, c *apiClient, name string) int {

@@ -61,6 +61,7 @@ func printSchedulerConfig(m *Meta, cfg *structs.SchedulerConfiguration) {
 		"Preemption Batch Scheduler", strconv.FormatBool(p.BatchSchedulerEnabled),
 		"Preemption System Scheduler", strconv.FormatBool(p.SystemSchedulerEnabled),
 		"Preemption SysBatch Scheduler", strconv.FormatBool(p.SysBatchSchedulerEnabled),
+		"Pause Eval Broker", strconv.FormatBool(cfg.PauseEvalBroker),
 	)
 }
 
@@ -76,6 +77,7 @@ func operatorSchedulerSetConfigCommand(m *Meta, args []string) int {
 	batch := f.Bool("preempt-batch-scheduler", true, "batch jobs may preempt lower-priority allocations")
 	sys := f.Bool("preempt-system-scheduler", true, "system jobs may preempt lower-priority allocations")
 	sysb := f.Bool("preempt-sysbatch-scheduler", true, "sysbatch jobs may preempt lower-priority allocations")
+	pause := f.Bool("pause-eval-broker", false, "pause the leader's eval broker (needed by eval delete)")
 	pos, code, ok := m.parse(f, args)
 	if !ok {
 		return code
@@ -102,6 +104,7 @@ func operatorSchedulerSetConfigCommand(m *Meta, args []string) int {
 		"preempt-batch-scheduler":    {&cfg.PreemptionConfig.BatchSchedulerEnabled, *batch},
 		"preempt-system-scheduler":   {&cfg.PreemptionConfig.SystemSchedulerEnabled, *sys},
 		"preempt-sysbatch-scheduler": {&cfg.PreemptionConfig.SysBatchSchedulerEnabled, *sysb},
+		"pause-eval-broker":          {&cfg.PauseEvalBroker, *pause},
 	} {
 		if set[name] {
 			*dst.to = dst.val

@@ -62,7 +62,7 @@ func scalingPolicyListCommand(m *Meta, args []string) int {
 	f := m.newFlags("scaling policy list", "[options]")
 	job := f.String("job", "", "only the policies of this job")
 	typ := f.String("type", "", "only the policies of this type (horizontal)")
-	asJSON := f.Bool("json", false, "print the API's JSON")
+	ff := addFormatFlags(f)
 	pos, code, ok := m.parse(f, args)
 	if !ok {
 		return code
@@ -74,8 +74,8 @@ func scalingPolicyListCommand(m *Meta, args []string) int {
 	if err != nil {
 		return m.errorf("retrieving scaling policies: %v", err)
 	}
-	if *asJSON {
-		return m.printJSONOut(list)
+	if code, done := ff.print(m, list); done {
+		return code
 	}
 	if len(list) == 0 {
 		m.Out.Write([]byte("No policies found\n"))
@@ -92,7 +92,7 @@ func scalingPolicyListCommand(m *Meta, args []string) int {
 // scalingPolicyInfoCommand is `scaling policy info [-json] ID`.
 func scalingPolicyInfoCommand(m *Meta, args []string) int {
 	f := m.newFlags("scaling policy info", "[options] ID")
-	asJSON := f.Bool("json", false, "print the API's JSON")
+	ff := addFormatFlags(f)
 	pos, code, ok := m.parse(f, args)
 	if !ok {
 		return code
@@ -104,8 +104,8 @@ func scalingPolicyInfoCommand(m *Meta, args []string) int {
 	if err != nil {
 		return m.errorf("retrieving scaling policy %q: %v", pos[0], err)
 	}
-	if *asJSON {
-		return m.printJSONOut(p)
+	if code, done := ff.print(m, p); done {
+		return code
 	}
 	kv(m.Out, "ID", p.ID, "Enabled", strconv.FormatBool(p.Enabled), "Type", p.Type, "Target", formatTarget(p.Target),
 		"Min", strconv.FormatInt(p.Min, 10), "Max", strconv.FormatInt(p.Max, 10))

@@ -10,7 +10,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"text/template"
 
 	"github.com/nomadish/nomadish/structs"
 )
@@ -37,38 +36,6 @@ func (c *apiClient) service(name, tag string) ([]*structs.ServiceRegistration, e
 func (c *apiClient) deleteService(name, id string) error {
 	_, err := c.do(http.MethodDelete, "/v1/service/"+esc(name)+"/"+esc(id), nil, nil, nil)
 	return err
-}
-
-// formatFlags are the -json and -t options of the read commands.
-type formatFlags struct {
-	json *bool
-	tmpl *string
-}
-
-func addFormatFlags(f *flags) formatFlags {
-	return formatFlags{json: f.Bool("json", false, "print the API's JSON"),
-		tmpl: f.String("t", "", "format the API's answer with a Go template")}
-}
-
-// print writes v as JSON or through the template and reports done; it
-// refuses both at once (exit 1, as Nomad).
-func (ff formatFlags) print(m *Meta, v any) (code int, done bool) {
-	switch {
-	case *ff.json && *ff.tmpl != "":
-		return m.errorf("formatting output: both -json and -t are not allowed"), true
-	case *ff.json:
-		return m.printJSONOut(v), true
-	case *ff.tmpl != "":
-		t, err := template.New("t").Parse(*ff.tmpl)
-		if err != nil {
-			return m.errorf("parsing -t template: %v", err), true
-		}
-		if err := t.Execute(m.Out, v); err != nil {
-			return m.errorf("executing -t template: %v", err), true
-		}
-		return exitOK, true
-	}
-	return 0, false
 }
 
 // serviceListCommand is `service list [-namespace NS|*] [-json] [-t TMPL]`.

@@ -227,6 +227,7 @@ func (m *Meta) varFromArgs(pos []string) (*structs.VariableDecrypted, error) {
 func varListCommand(m *Meta, args []string) int {
 	f := m.newFlags("var list", "[options] [PREFIX]")
 	out := f.String("out", "table", "output format: table or json")
+	ff := addFormatFlags(f)
 	pos, code, ok := m.parse(f, args)
 	if !ok {
 		return code
@@ -241,6 +242,9 @@ func varListCommand(m *Meta, args []string) int {
 	list, err := m.client(f).varList(prefix)
 	if err != nil {
 		return m.errorf("retrieving list of variables: %v", err)
+	}
+	if code, done := ff.print(m, list); done {
+		return code
 	}
 	switch *out {
 	case "json":

@@ -135,10 +135,10 @@ func (s *Server) establishLeadership() error {
 	run(s.newDeploymentWatcher().Run)
 	run(s.reapCancelledEvals)
 	run(s.runDrainer)
-	run(s.runPeriodic)    // leader_periodic.go
-	run(s.runGC)          // leader_gc.go
-	run(s.runPeriodic)    // leader_periodic.go
-	run(s.publishMetrics) // leader_metrics.go
+	run(s.runPeriodic)          // leader_periodic.go
+	run(s.runGC)                // leader_gc.go
+	run(s.publishMetrics)       // leader_metrics.go
+	run(s.watchEvalBrokerPause) // leader_eval_broker.go
 	if s.cfg.ACL.Enabled {
 		run(s.reapExpiredTokens) // acl_gc.go
 	}

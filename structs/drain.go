@@ -120,6 +120,16 @@ type DesiredTransition struct {
 	// Migrate is set by the drainer: the scheduler stops the allocation
 	// and places a replacement on another node.
 	Migrate *bool
+	// ForceReschedule is set by `job eval -force-reschedule` (Job.Evaluate)
+	// on failed allocations: the scheduler replaces them now, whatever
+	// their reschedule policy says.
+	ForceReschedule *bool
+}
+
+// ShouldForceReschedule reports whether the allocation is marked for a
+// forced reschedule.
+func (d DesiredTransition) ShouldForceReschedule() bool {
+	return d.ForceReschedule != nil && *d.ForceReschedule
 }
 
 // ShouldMigrate reports whether the allocation is marked for migration.

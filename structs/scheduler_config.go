@@ -27,6 +27,10 @@ type SchedulerConfiguration struct {
 	// compatibility; memory_max is not enforced by placement yet.
 	MemoryOversubscriptionEnabled bool
 	PreemptionConfig              PreemptionConfig
+	// PauseEvalBroker disables the leader's eval broker and blocked evals
+	// (no evaluation is scheduled) until it is set back to false; evals
+	// may be deleted only while it is set (Eval.Delete).
+	PauseEvalBroker bool
 
 	CreateIndex uint64
 	ModifyIndex uint64

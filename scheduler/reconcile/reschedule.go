@@ -82,6 +82,8 @@ func (g *groupReconciler) failed(a *structs.Allocation, u *structs.DesiredUpdate
 	}
 	at, eligible := a.NextRescheduleTime(ReschedulePolicy(g.job, g.tg))
 	switch {
+	case a.DesiredTransition.ShouldForceReschedule(): // job eval -force-reschedule
+		g.markReplaced(a)
 	case !eligible:
 		if g.res.NotRescheduled == nil {
 			g.res.NotRescheduled = map[string]int{}

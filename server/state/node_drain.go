@@ -118,6 +118,10 @@ func (s *StateStore) UpdateAllocsDesiredTransitions(index uint64, transitions ma
 			m := *t.Migrate
 			a.DesiredTransition.Migrate = &m
 		}
+		if t.ForceReschedule != nil {
+			f := *t.ForceReschedule
+			a.DesiredTransition.ForceReschedule = &f
+		}
 		a.ModifyIndex = index
 		if err := txn.Insert(tableAllocs, a); err != nil {
 			return fmt.Errorf("updating alloc %q: %w", a.ID, err)
