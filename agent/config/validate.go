@@ -64,7 +64,6 @@ func (c *Config) Validate() error {
 	c.validateHostVolumes(bad)
 	c.validateNetwork(bad) // network.go
 	c.validateClientGC(bad)
-	c.validateNetwork(bad)   // network.go
 	c.validateTelemetry(bad) // telemetry.go
 	if len(errs) == 0 {
 		return nil
