@@ -182,6 +182,7 @@ func (s *httpServer) routes() {
 	s.aclRoutes(h)      // http_acl.go
 	s.varsRoutes(h)     // http_vars.go
 	s.servicesRoutes(h) // http_services.go
+	s.opsRoutes(h)      // http_operator_ops.go
 	h("GET /v1/agent/health", s.agentHealth)
 	h("GET /v1/metrics", s.metrics)
 	h("GET /v1/operator/scheduler/configuration", s.schedulerConfigGet)

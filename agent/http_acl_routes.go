@@ -163,6 +163,9 @@ var routeNeeds = func() map[string]routeNeed {
 		"GET /v1/acl/role/name/{name}", "DELETE /v1/acl/role/{id}"} {
 		m[p] = selfChecked
 	}
+
+	// The operator's routes of issue 15 (http_operator_ops.go).
+	writes("/v1/operator/raft/transfer-leadership", operatorWrite)
 	return m
 }()
 

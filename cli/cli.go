@@ -108,6 +108,7 @@ func commands() []command {
 		{name: "tls ca create", synopsis: "Create a certificate authority for agent TLS", run: tlsCACreateCommand},
 		{name: "tls cert create", synopsis: "Create a server, client or CLI certificate signed by the CA", run: tlsCertCreateCommand},
 		{name: "version", synopsis: "Print the nomadish version", run: versionCommand},
+		{name: "operator raft transfer-leadership", synopsis: "Hand raft leadership to another server", run: operatorRaftTransferLeadershipCommand},
 		{name: "plugin", hidden: true, run: pluginCommand},
 		{name: "artifact-fetch", hidden: true, run: artifactFetchCommand}, // artifact_fetch.go (getter.SubCommand)
 	}...)
