@@ -166,6 +166,8 @@ var routeNeeds = func() map[string]routeNeed {
 
 	// The operator's routes of issue 15 (http_operator_ops.go).
 	writes("/v1/operator/raft/transfer-leadership", operatorWrite)
+	m["GET /v1/operator/autopilot/configuration"], m["GET /v1/operator/autopilot/health"] = operatorRead, operatorRead
+	writes("/v1/operator/autopilot/configuration", operatorWrite)
 	return m
 }()
 

@@ -12,6 +12,7 @@ func (s *httpServer) opsRoutes(h func(string, handlerFunc)) {
 	for _, m := range []string{"PUT", "POST"} {
 		h(m+" /v1/operator/raft/transfer-leadership", s.raftTransferLeadership)
 	}
+	s.autopilotRoutes(h)
 }
 
 // raftTransferLeadership serves PUT /v1/operator/raft/transfer-leadership

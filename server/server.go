@@ -211,6 +211,8 @@ type Server struct {
 	// ErrSnapshotRestoreInProgress (the transport holds another flag while
 	// it reads a restore's body).
 	restoring atomic.Bool
+	// health remembers since when each server is healthy (autopilot_health.go).
+	health healthTracker
 
 	broker     *broker.EvalBroker
 	blocked    *broker.BlockedEvals
@@ -262,6 +264,7 @@ func NewServer(cfg *Config) (*Server, error) {
 		DevMode: cfg.DevMode, BootstrapExpect: cfg.BootstrapExpect, Advertise: s.advertise,
 		Layer: s.raftLayer, Gossip: cfg.Cluster, Raft: cfg.Raft, FSM: s.fsm,
 		LeaderNotify: s.leaderNotifyCh, Peers: s.rpc.Peers(), Logger: s.logger,
+		Autopilot: s.autopilotConfig, StableSince: s.stableSince,
 	}); err != nil {
 		s.Shutdown()
 		return nil, err

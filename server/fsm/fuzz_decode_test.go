@@ -51,6 +51,7 @@ func raftMessages() map[structs.MessageType]any {
 		structs.ServiceRegistrationUpsertRequestType:           &structs.ServiceRegistrationUpsertRequest{},
 		structs.ServiceRegistrationDeleteByIDRequestType:       &structs.ServiceRegistrationDelByIDRequest{},
 		structs.ServiceRegistrationDeleteByAllocIDsRequestType: &structs.ServiceRegistrationDelByAllocIDsRequest{},
+		structs.AutopilotConfigRequestType:                     &structs.AutopilotSetConfigRequest{},
 	}
 }
 
