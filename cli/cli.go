@@ -109,6 +109,9 @@ func commands() []command {
 		{name: "tls cert create", synopsis: "Create a server, client or CLI certificate signed by the CA", run: tlsCertCreateCommand},
 		{name: "version", synopsis: "Print the nomadish version", run: versionCommand},
 		{name: "operator raft transfer-leadership", synopsis: "Hand raft leadership to another server", run: operatorRaftTransferLeadershipCommand},
+		{name: "operator autopilot get-config", synopsis: "Display the autopilot configuration", run: operatorAutopilotGetConfigCommand},
+		{name: "operator autopilot set-config", synopsis: "Modify the autopilot configuration", run: operatorAutopilotSetConfigCommand},
+		{name: "operator autopilot health", synopsis: "Display the servers' autopilot health", run: operatorAutopilotHealthCommand},
 		{name: "plugin", hidden: true, run: pluginCommand},
 		{name: "artifact-fetch", hidden: true, run: artifactFetchCommand}, // artifact_fetch.go (getter.SubCommand)
 	}...)
