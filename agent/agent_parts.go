@@ -158,6 +158,7 @@ func (a *Agent) info() *agentInfo {
 			"node_id": a.client.NodeID(), "known_servers": strings.Join(a.cfg.Client.Servers, ","),
 		}
 	}
+	a.addStats(inf) // agent_stats.go
 	return inf
 }
 

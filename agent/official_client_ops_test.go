@@ -8,7 +8,8 @@ import (
 
 // The official client reads and writes the autopilot configuration (Nomad's
 // defaults first, a check-and-set), reads the servers' health and is
-// refused a leadership transfer to an unknown peer.
+// refused a leadership transfer to an unknown peer; /v1/agent/self has
+// Nomad's stats sections.
 func TestOfficialClientAutopilotAndTransferLeadership(t *testing.T) {
 	_, c := devAgent(t)
 	op := c.Operator()
@@ -50,6 +51,19 @@ func TestOfficialClientAutopilotAndTransferLeadership(t *testing.T) {
 	if !health.Healthy || len(health.Servers) != 1 || !health.Servers[0].Leader || !health.Servers[0].Voter ||
 		health.Leader != health.Servers[0].ID || len(health.Voters) != 1 || health.FailureTolerance != 0 {
 		t.Fatalf("health %+v", health)
+	}
+
+	self, err := c.Agent().Self()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sec := range []string{"agent", "nomad", "raft", "runtime", "serf", "client"} {
+		if self.Stats[sec] == nil {
+			t.Errorf("no %q section in /v1/agent/self stats: %v", sec, self.Stats)
+		}
+	}
+	if self.Stats["client"]["num_allocations"] == "" || self.Stats["runtime"]["kernel.name"] == "" || self.Stats["agent"]["server"] != "true" {
+		t.Errorf("stats %v", self.Stats)
 	}
 
 	err = op.RaftTransferLeadershipByID("no-such-server", nil)

@@ -112,6 +112,8 @@ func commands() []command {
 		{name: "operator autopilot get-config", synopsis: "Display the autopilot configuration", run: operatorAutopilotGetConfigCommand},
 		{name: "operator autopilot set-config", synopsis: "Modify the autopilot configuration", run: operatorAutopilotSetConfigCommand},
 		{name: "operator autopilot health", synopsis: "Display the servers' autopilot health", run: operatorAutopilotHealthCommand},
+		{name: "agent-info", synopsis: "Display the agent's status and stats", run: agentInfoCommand},
+		{name: "operator api", synopsis: "Send a request to the agent's HTTP API, like curl", run: operatorAPICommand},
 		{name: "plugin", hidden: true, run: pluginCommand},
 		{name: "artifact-fetch", hidden: true, run: artifactFetchCommand}, // artifact_fetch.go (getter.SubCommand)
 	}...)
