@@ -159,6 +159,9 @@ func (a *Agent) serveHTTP() {
 	if a.server != nil {
 		deps.Cluster = a.server.Cluster() // http_cluster.go
 	}
+	if il, ok := a.logger.(hclog.InterceptLogger); ok {
+		deps.LogSinks = il // http_monitor.go
+	}
 	deps.Nodes = a.nodeDialer()     // agent_tunnel.go
 	deps.Origins = a.originPolicy() // http_origin.go
 	ctx, cancel := context.WithCancel(context.Background())

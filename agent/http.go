@@ -67,6 +67,9 @@ type httpDeps struct {
 	// ACLEnabled is the agent's acl.enabled: routes check their declared
 	// need first (http_acl_routes.go).
 	ACLEnabled bool
+	// LogSinks is the agent's intercept logger for GET /v1/agent/monitor
+	// (http_monitor.go); nil: monitoring is refused.
+	LogSinks LogSinks
 }
 
 // httpServer routes Nomad's v1 API onto RPCs. It is an http.Handler; its

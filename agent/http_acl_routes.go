@@ -168,6 +168,7 @@ var routeNeeds = func() map[string]routeNeed {
 	writes("/v1/operator/raft/transfer-leadership", operatorWrite)
 	m["GET /v1/operator/autopilot/configuration"], m["GET /v1/operator/autopilot/health"] = operatorRead, operatorRead
 	writes("/v1/operator/autopilot/configuration", operatorWrite)
+	m["GET /v1/agent/monitor"] = agentRead
 	return m
 }()
 

@@ -13,6 +13,7 @@ func (s *httpServer) opsRoutes(h func(string, handlerFunc)) {
 		h(m+" /v1/operator/raft/transfer-leadership", s.raftTransferLeadership)
 	}
 	s.autopilotRoutes(h)
+	h("GET /v1/agent/monitor", s.agentMonitor) // http_monitor.go
 }
 
 // raftTransferLeadership serves PUT /v1/operator/raft/transfer-leadership

@@ -83,3 +83,26 @@ func TestOperatorAPI(t *testing.T) {
 		t.Fatalf("no path: exit %d", code)
 	}
 }
+
+func TestMonitor(t *testing.T) {
+	rec, env := newRecordingAPI(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("log_level") == "loud" {
+			http.Error(w, "Unknown log level: loud", http.StatusBadRequest)
+			return
+		}
+		enc := json.NewEncoder(w)
+		enc.Encode(monitorFrame{Data: []byte("[TRACE] agent: one\n")})
+		enc.Encode(struct{}{}) // a heartbeat
+		enc.Encode(monitorFrame{Data: []byte("[DEBUG] agent: two\n")})
+	})
+	code, out, errOut := runCLI(env, "monitor", "-log-level=trace", "-log-json", "-node-id=n1")
+	if code != 0 || out != "[TRACE] agent: one\n[DEBUG] agent: two\n" {
+		t.Fatalf("exit %d, out %q, stderr %q", code, out, errOut)
+	}
+	if c := rec.calls(); c[0] != "GET /v1/agent/monitor?log_json=true&log_level=trace&node_id=n1" {
+		t.Fatalf("calls %q", c)
+	}
+	if code, _, errOut := runCLI(env, "monitor", "-log-level=loud"); code != 1 || !strings.Contains(errOut, "Unknown log level") {
+		t.Fatalf("bad level: exit %d %q", code, errOut)
+	}
+}

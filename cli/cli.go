@@ -114,6 +114,7 @@ func commands() []command {
 		{name: "operator autopilot health", synopsis: "Display the servers' autopilot health", run: operatorAutopilotHealthCommand},
 		{name: "agent-info", synopsis: "Display the agent's status and stats", run: agentInfoCommand},
 		{name: "operator api", synopsis: "Send a request to the agent's HTTP API, like curl", run: operatorAPICommand},
+		{name: "monitor", synopsis: "Stream the agent's log", run: agentMonitorCommand},
 		{name: "plugin", hidden: true, run: pluginCommand},
 		{name: "artifact-fetch", hidden: true, run: artifactFetchCommand}, // artifact_fetch.go (getter.SubCommand)
 	}...)
