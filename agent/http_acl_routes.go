@@ -169,6 +169,8 @@ var routeNeeds = func() map[string]routeNeed {
 	m["GET /v1/operator/autopilot/configuration"], m["GET /v1/operator/autopilot/health"] = operatorRead, operatorRead
 	writes("/v1/operator/autopilot/configuration", operatorWrite)
 	m["GET /v1/agent/monitor"] = agentRead
+	m["GET /v1/client/metadata"] = nodeRead
+	writes("/v1/client/metadata", nodeWrite)
 	return m
 }()
 

@@ -7,13 +7,15 @@ import (
 )
 
 // opsRoutes registers the operator's routes of issue 15: raft leadership
-// transfer (here), autopilot (http_autopilot.go).
+// transfer (here), autopilot (http_autopilot.go), the agent's log monitor
+// (http_monitor.go) and dynamic node metadata (http_node_meta.go).
 func (s *httpServer) opsRoutes(h func(string, handlerFunc)) {
 	for _, m := range []string{"PUT", "POST"} {
 		h(m+" /v1/operator/raft/transfer-leadership", s.raftTransferLeadership)
 	}
 	s.autopilotRoutes(h)
 	h("GET /v1/agent/monitor", s.agentMonitor) // http_monitor.go
+	s.nodeMetaRoutes(h)                        // http_node_meta.go
 }
 
 // raftTransferLeadership serves PUT /v1/operator/raft/transfer-leadership

@@ -115,6 +115,8 @@ func commands() []command {
 		{name: "agent-info", synopsis: "Display the agent's status and stats", run: agentInfoCommand},
 		{name: "operator api", synopsis: "Send a request to the agent's HTTP API, like curl", run: operatorAPICommand},
 		{name: "monitor", synopsis: "Stream the agent's log", run: agentMonitorCommand},
+		{name: "node meta apply", synopsis: "Set or unset a node's dynamic metadata", run: nodeMetaApplyCommand},
+		{name: "node meta read", synopsis: "Display a node's metadata", run: nodeMetaReadCommand},
 		{name: "plugin", hidden: true, run: pluginCommand},
 		{name: "artifact-fetch", hidden: true, run: artifactFetchCommand}, // artifact_fetch.go (getter.SubCommand)
 	}...)
