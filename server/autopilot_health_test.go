@@ -85,3 +85,63 @@ func TestAutopilotServerHealthThreeServers(t *testing.T) {
 		t.Fatalf("%d leaders in %+v", leaders, rep.Servers)
 	}
 }
+
+// voterState returns whether id is in the leader's raft configuration and
+// whether it votes.
+func voterState(t *testing.T, s *Server, id string) (present, voter bool) {
+	t.Helper()
+	conf := raftConfiguration(t, s)
+	for _, srv := range conf.Servers {
+		if srv.ID == id {
+			return true, srv.Voter
+		}
+	}
+	return false, false
+}
+
+// A server joining after the bootstrap is a non-voter until it has been
+// healthy for the stored ServerStabilizationTime.
+func TestAutopilotPromotesAfterStabilizationTime(t *testing.T) {
+	servers := startThreeServers(t)
+	leader := leaderOf(t, servers, nil)
+	cfg := *structs.DefaultAutopilotConfig()
+	cfg.ServerStabilizationTime = time.Hour
+	var set structs.AutopilotSetConfigResponse
+	if err := leader.RPC(structs.OperatorAutopilotSetConfigurationRPC, &structs.AutopilotSetConfigRequest{Config: cfg}, &set); err != nil {
+		t.Fatal(err)
+	}
+	fourth := startJoiningServer(t, servers[0])
+	id := fourth.cluster.ServerID()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		present, voter := voterState(t, leader, id)
+		if voter {
+			t.Fatal("the new server votes before it was stable for an hour")
+		}
+		if present {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the new server was never added to raft")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	// Several reconcile rounds (100ms apart) later it still does not vote.
+	time.Sleep(500 * time.Millisecond)
+	if _, voter := voterState(t, leader, id); voter {
+		t.Fatal("promoted within the stabilization time")
+	}
+
+	cfg.ServerStabilizationTime = 0
+	if err := leader.RPC(structs.OperatorAutopilotSetConfigurationRPC, &structs.AutopilotSetConfigRequest{Config: cfg}, &set); err != nil {
+		t.Fatal(err)
+	}
+	for deadline = time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if _, voter := voterState(t, leader, id); voter {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("not promoted once the stabilization time was 0")
+		}
+	}
+}

@@ -65,6 +65,24 @@ func startThreeServers(t *testing.T) []*Server {
 	return servers
 }
 
+// startJoiningServer starts one more server that joins join's serf ring
+// after the bootstrap; it is shut down when the test ends.
+func startJoiningServer(t *testing.T, join *Server) *Server {
+	t.Helper()
+	ports := freeLoopbackPorts(t, 1)
+	s, err := NewServer(&Config{
+		NodeName: "s4", DataDir: t.TempDir(), RPCAddr: "127.0.0.1:0", BootstrapExpect: 3, NumSchedulers: 1,
+		Logger: hclog.NewNullLogger(),
+		Cluster: cluster.GossipConfig{SerfAddr: fmt.Sprintf("127.0.0.1:%d", ports[0]), ReconcileInterval: 100 * time.Millisecond,
+			RetryJoin: []string{join.cfg.Cluster.SerfAddr}, RetryInterval: 100 * time.Millisecond},
+	})
+	if err != nil {
+		t.Fatalf("NewServer: %v", err)
+	}
+	t.Cleanup(func() { s.Shutdown() })
+	return s
+}
+
 // leaderOf returns the server that is raft leader, waiting up to 20s for
 // one other than not (nil: any) that the other servers know.
 func leaderOf(t *testing.T, servers []*Server, not *Server) *Server {
