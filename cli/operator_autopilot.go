@@ -147,21 +147,29 @@ func operatorAutopilotHealthCommand(m *Meta, args []string) int {
 		out, _ := json.MarshalIndent(h, "", "    ")
 		fmt.Fprintln(m.Out, string(out))
 	} else {
-		kv(m.Out, "Healthy", strconv.FormatBool(h.Healthy), "FailureTolerance", strconv.Itoa(h.FailureTolerance), "Leader", h.Leader)
-		fmt.Fprintln(m.Out)
-		rows := [][]string{{"ID", "Name", "Address", "SerfStatus", "Leader", "Voter", "Healthy", "LastContact", "LastTerm", "LastIndex", "StableSince"}}
-		for _, s := range h.Servers {
-			stable := "-"
-			if !s.StableSince.IsZero() {
-				stable = s.StableSince.UTC().Format(time.RFC3339)
-			}
-			rows = append(rows, []string{s.ID, s.Name, s.Address, s.SerfStatus, strconv.FormatBool(s.Leader), strconv.FormatBool(s.Voter),
-				strconv.FormatBool(s.Healthy), s.LastContact, strconv.FormatUint(s.LastTerm, 10), strconv.FormatUint(s.LastIndex, 10), stable})
-		}
-		table(m.Out, rows)
+		printAutopilotHealth(m, &h)
 	}
 	if !h.Healthy {
 		return 2
 	}
 	return exitOK
+}
+
+// printAutopilotHealth prints h as Nomad's autopilot health does.
+func printAutopilotHealth(m *Meta, h *operatorHealth) {
+	fmt.Fprintf(m.Out, "Healthy: %t\nFailureTolerance: %d\nLeader: %s\nVoters:\n", h.Healthy, h.FailureTolerance, h.Leader)
+	for _, v := range h.Voters {
+		fmt.Fprintf(m.Out, "   %s\n", v)
+	}
+	fmt.Fprintln(m.Out, "Servers:")
+	rows := [][]string{{"ID", "Name", "Address", "SerfStatus", "Version", "Leader", "Voter", "Healthy", "LastContact", "LastTerm", "LastIndex", "StableSince"}}
+	for _, s := range h.Servers {
+		stable := "-"
+		if !s.StableSince.IsZero() {
+			stable = s.StableSince.UTC().Format("2006-01-02 15:04:05 -0700 MST")
+		}
+		rows = append(rows, []string{s.ID, s.Name, s.Address, s.SerfStatus, s.Version, strconv.FormatBool(s.Leader), strconv.FormatBool(s.Voter),
+			strconv.FormatBool(s.Healthy), s.LastContact, strconv.FormatUint(s.LastTerm, 10), strconv.FormatUint(s.LastIndex, 10), stable})
+	}
+	table(m.Out, rows)
 }

@@ -90,7 +90,7 @@ func TestOperatorAutopilotCommands(t *testing.T) {
 			json.NewEncoder(w).Encode(ok)
 		case "GET /v1/operator/autopilot/health":
 			h := operatorHealth{Healthy: healthy, FailureTolerance: 1, Leader: "id-1", Voters: []string{"id-1"},
-				Servers: []serverHealth{{ID: "id-1", Name: "s1", Address: "10.0.0.1:4647", SerfStatus: "alive", Leader: true,
+				Servers: []serverHealth{{ID: "id-1", Name: "s1", Address: "10.0.0.1:4647", SerfStatus: "alive", Version: "0.1.0", Leader: true,
 					Voter: true, Healthy: healthy, LastContact: "0s", LastTerm: 2, LastIndex: 40,
 					StableSince: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}}}
 			if !healthy {
@@ -125,8 +125,10 @@ func TestOperatorAutopilotCommands(t *testing.T) {
 	}
 
 	code, out, _ = runCLI(env, "operator", "autopilot", "health")
-	if code != 0 || !strings.Contains(out, "Healthy          = true") || !strings.Contains(out, "FailureTolerance = 1") ||
-		!strings.Contains(out, "id-1  s1    10.0.0.1:4647  alive       true    true   true     0s           2         40         2026-01-02T03:04:05Z") {
+	want = "Healthy: true\nFailureTolerance: 1\nLeader: id-1\nVoters:\n   id-1\nServers:\n" +
+		"ID    Name  Address        SerfStatus  Version  Leader  Voter  Healthy  LastContact  LastTerm  LastIndex  StableSince\n" +
+		"id-1  s1    10.0.0.1:4647  alive       0.1.0    true    true   true     0s           2         40         2026-01-02 03:04:05 +0000 UTC\n"
+	if code != 0 || out != want {
 		t.Fatalf("health: exit %d, out:\n%s", code, out)
 	}
 	code, out, _ = runCLI(env, "operator", "autopilot", "health", "-json")
@@ -137,7 +139,7 @@ func TestOperatorAutopilotCommands(t *testing.T) {
 	mu.Lock()
 	healthy = false
 	mu.Unlock()
-	if code, out, _ := runCLI(env, "operator", "autopilot", "health"); code != 2 || !strings.Contains(out, "Healthy          = false") {
+	if code, out, _ := runCLI(env, "operator", "autopilot", "health"); code != 2 || !strings.Contains(out, "Healthy: false") {
 		t.Fatalf("unhealthy: exit %d, out:\n%s", code, out)
 	}
 }
