@@ -36,6 +36,8 @@ func (a *Agent) serverConfig() *server.Config {
 	}
 	sc.TLS = a.rpcTLS // agent_tls.go
 	sc.RPCLimits = server.RPCLimits{HandshakeTimeout: c.Limits.RPCHandshakeTimeout, MaxConnsPerClient: c.Limits.RPCMaxConnsPerClient}
+
+	sc.Autopilot = autopilotConfig(c) // agent_autopilot.go
 	if !c.DevMode {
 		sc.Cluster = clusterConfig(c) // agent_cluster.go
 	}

@@ -145,3 +145,28 @@ func TestAutopilotPromotesAfterStabilizationTime(t *testing.T) {
 		}
 	}
 }
+
+// The agent's autopilot block is stored by the first leader when raft
+// holds no configuration, and never replaces one an operator wrote.
+func TestAutopilotInitialConfigurationStoredOnLeadership(t *testing.T) {
+	initial := *structs.DefaultAutopilotConfig()
+	initial.MinQuorum, initial.ServerStabilizationTime = 5, time.Minute
+	s := testServer(t, func(c *Config) { c.Autopilot = &initial })
+	var got structs.AutopilotConfigResponse
+	if err := s.RPC(structs.OperatorAutopilotGetConfigurationRPC, &structs.GenericRequest{}, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Config.MinQuorum != 5 || got.Config.ServerStabilizationTime != time.Minute || got.Config.ModifyIndex == 0 {
+		t.Fatalf("stored %+v", got.Config)
+	}
+	changed := *got.Config
+	changed.MinQuorum = 1
+	var set structs.AutopilotSetConfigResponse
+	if err := s.RPC(structs.OperatorAutopilotSetConfigurationRPC, &structs.AutopilotSetConfigRequest{Config: changed}, &set); err != nil {
+		t.Fatal(err)
+	}
+	s.initAutopilotConfig() // as on a later leadership
+	if err := s.RPC(structs.OperatorAutopilotGetConfigurationRPC, &structs.GenericRequest{}, &got); err != nil || got.Config.MinQuorum != 1 {
+		t.Fatalf("after a second leadership: %+v %v", got.Config, err)
+	}
+}

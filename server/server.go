@@ -100,6 +100,10 @@ type Config struct {
 	// (jobcheck.Prepare); the agent sets drivers/catalog.Builtin. nil:
 	// driver names only, against the built-in names.
 	DriverSchemas schema.Lookup
+	// Autopilot is the autopilot configuration the leader stores when raft
+	// holds none (the agent's autopilot block; nil: store nothing, Nomad's
+	// defaults apply; autopilot_init.go).
+	Autopilot *structs.AutopilotConfig
 	// ACL is the ACL configuration (endpoints/acl_resolve.go); the zero
 	// value is ACLs off. Its BootstrapResetFile defaults to DataDir's
 	// server/acl-bootstrap-reset.

@@ -62,7 +62,8 @@ func (c *Config) Validate() error {
 	c.validateLimits(bad)
 	c.validateArtifact(bad) // artifact.go
 	c.validateHostVolumes(bad)
-	c.validateNetwork(bad) // network.go
+	c.validateNetwork(bad)   // network.go
+	c.validateAutopilot(bad) // autopilot.go
 	if len(errs) == 0 {
 		return nil
 	}
