@@ -94,13 +94,10 @@ func nodeMetaReadCommand(m *Meta, args []string) int {
 			dyn[k] = *v
 		}
 	}
-	for i, sec := range []struct {
+	for _, sec := range []struct {
 		title string
 		kv    map[string]string
 	}{{"All Meta", resp.Meta}, {"Dynamic Meta", dyn}, {"Static Meta", resp.Static}} {
-		if i > 0 {
-			fmt.Fprintln(m.Out)
-		}
 		fmt.Fprintln(m.Out, sec.title)
 		printSortedKV(m, sec.kv)
 	}

@@ -42,7 +42,7 @@ func TestNodeMetaApplyAndRead(t *testing.T) {
 		t.Fatalf("applied %+v", body)
 	}
 	code, out, errOut := runCLI(env, "node", "meta", "read")
-	want := "All Meta\ngpu  = a100\nrack = r1\n\nDynamic Meta\ngpu  = a100\nzone = <unset>\n\nStatic Meta\nrack = r1\nzone = z1\n"
+	want := "All Meta\ngpu  = a100\nrack = r1\nDynamic Meta\ngpu  = a100\nzone = <unset>\nStatic Meta\nrack = r1\nzone = z1\n"
 	if code != 0 || out != want {
 		t.Fatalf("read: exit %d, stderr %q, out:\n%s\nwant:\n%s", code, errOut, out, want)
 	}
