@@ -171,6 +171,9 @@ func (a *Agent) serveHTTP() {
 			deps.EventsDisabled = true
 		}
 	}
+	if il, ok := a.logger.(hclog.InterceptLogger); ok {
+		deps.LogSinks = il // http_monitor.go
+	}
 	deps.Nodes = a.nodeDialer()     // agent_tunnel.go
 	deps.Origins = a.originPolicy() // http_origin.go
 	// A client-only agent's event stream (http_events_forward.go).

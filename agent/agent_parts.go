@@ -44,6 +44,8 @@ func (a *Agent) serverConfig() *server.Config {
 	}
 	sc.TLS = a.rpcTLS // agent_tls.go
 	sc.RPCLimits = server.RPCLimits{HandshakeTimeout: c.Limits.RPCHandshakeTimeout, MaxConnsPerClient: c.Limits.RPCMaxConnsPerClient}
+
+	sc.Autopilot = autopilotConfig(c) // agent_autopilot.go
 	if !c.DevMode {
 		sc.Cluster = clusterConfig(c) // agent_cluster.go
 	}
@@ -169,6 +171,7 @@ func (a *Agent) info() *agentInfo {
 			"node_id": a.client.NodeID(), "known_servers": strings.Join(a.cfg.Client.Servers, ","),
 		}
 	}
+	a.addStats(inf) // agent_stats.go
 	return inf
 }
 

@@ -77,6 +77,9 @@ type httpDeps struct {
 	// Servers reaches the servers' event stream from a client-only agent
 	// (http_events_forward.go); nil in a server agent.
 	Servers ServerDialer
+	// LogSinks is the agent's intercept logger for GET /v1/agent/monitor
+	// (http_monitor.go); nil: monitoring is refused.
+	LogSinks LogSinks
 }
 
 // httpServer routes Nomad's v1 API onto RPCs. It is an http.Handler; its
@@ -199,6 +202,7 @@ func (s *httpServer) routes() {
 	s.clientGCRoutes(h) // http_client_gc.go
 	s.systemRoutes(h)   // http_system.go
 	s.eventRoutes(h)    // http_events.go
+	s.opsRoutes(h)      // http_operator_ops.go
 	h("GET /v1/agent/health", s.agentHealth)
 	h("GET /v1/metrics", s.metrics)
 	h("GET /v1/operator/scheduler/configuration", s.schedulerConfigGet)

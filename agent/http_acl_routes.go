@@ -181,6 +181,14 @@ var routeNeeds = func() map[string]routeNeed {
 	// System: a forced GC and the summaries reconcile need management.
 	writes("/v1/system/gc", management)
 	writes("/v1/system/reconcile/summaries", management)
+
+	// The operator's routes of issue 15 (http_operator_ops.go).
+	writes("/v1/operator/raft/transfer-leadership", operatorWrite)
+	m["GET /v1/operator/autopilot/configuration"], m["GET /v1/operator/autopilot/health"] = operatorRead, operatorRead
+	writes("/v1/operator/autopilot/configuration", operatorWrite)
+	m["GET /v1/agent/monitor"] = agentRead
+	m["GET /v1/client/metadata"] = nodeRead
+	writes("/v1/client/metadata", nodeWrite)
 	return m
 }()
 

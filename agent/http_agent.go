@@ -58,7 +58,7 @@ func (s *httpServer) agentSelf(w http.ResponseWriter, r *http.Request) (any, err
 	for k, v := range info.Stats {
 		out.Stats[k] = v
 	}
-	out.Stats["runtime"] = runtimeStats()
+	out.Stats["runtime"] = runtimeExtraStats(runtimeStats())
 	if info.MemberName != "" {
 		members, err := s.members()
 		if err != nil {

@@ -139,12 +139,13 @@ func (s *httpServer) forwardToNode(w http.ResponseWriter, r *http.Request, node 
 }
 
 // tunnelHandler is what a client serves to the servers over its node
-// tunnel: the client endpoints of h only (anything else is 404), each
+// tunnel: the client endpoints of h and /v1/agent/monitor only (anything
+// else is 404), each
 // marked forwarded so it is answered here and never sent on, and marked
 // in its context as checked for its origin already (checkOrigin).
 func tunnelHandler(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !strings.HasPrefix(r.URL.Path, "/v1/client/") {
+		if !strings.HasPrefix(r.URL.Path, "/v1/client/") && r.URL.Path != "/v1/agent/monitor" {
 			http.NotFound(w, r)
 			return
 		}

@@ -123,7 +123,8 @@ func splitList(s string) []string {
 func runAgent(m *Meta, cfg *config.Config) int {
 	logs := newGatedWriter(m.Out)
 	defer logs.Flush() // an agent that fails to start still shows its logs
-	logger := hclog.New(&hclog.LoggerOptions{Name: "agent", Level: hclog.LevelFromString(cfg.LogLevel), Output: logs})
+	// An intercept logger: GET /v1/agent/monitor registers a sink per request.
+	logger := hclog.NewInterceptLogger(&hclog.LoggerOptions{Name: "agent", Level: hclog.LevelFromString(cfg.LogLevel), Output: logs})
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
 	defer signal.Stop(sigs)

@@ -119,6 +119,15 @@ func commands() []command {
 		{name: "job eval", synopsis: "Force an evaluation of a job", run: jobEvalCommand},                               // job_eval.go
 		{name: "job restart", synopsis: "Restart or reschedule a job's allocations in batches", run: jobRestartCommand}, // job_restart.go
 		{name: "eval delete", synopsis: "Delete evaluations (the eval broker paused)", run: evalDeleteCommand},          // eval_delete.go
+		{name: "operator raft transfer-leadership", synopsis: "Hand raft leadership to another server", run: operatorRaftTransferLeadershipCommand},
+		{name: "operator autopilot get-config", synopsis: "Display the autopilot configuration", run: operatorAutopilotGetConfigCommand},
+		{name: "operator autopilot set-config", synopsis: "Modify the autopilot configuration", run: operatorAutopilotSetConfigCommand},
+		{name: "operator autopilot health", synopsis: "Display the servers' autopilot health", run: operatorAutopilotHealthCommand},
+		{name: "agent-info", synopsis: "Display the agent's status and stats", run: agentInfoCommand},
+		{name: "operator api", synopsis: "Send a request to the agent's HTTP API, like curl", run: operatorAPICommand},
+		{name: "monitor", synopsis: "Stream the agent's log", run: agentMonitorCommand},
+		{name: "node meta apply", synopsis: "Set or unset a node's dynamic metadata", run: nodeMetaApplyCommand},
+		{name: "node meta read", synopsis: "Display a node's metadata", run: nodeMetaReadCommand},
 		{name: "plugin", hidden: true, run: pluginCommand},
 		{name: "artifact-fetch", hidden: true, run: artifactFetchCommand}, // artifact_fetch.go (getter.SubCommand)
 		{name: "node gc", synopsis: "Destroy the terminal allocations of a node's client now", run: nodeGCCommand},

@@ -35,10 +35,7 @@ func (c *Client) buildNode(fp *fingerprint.Result, id, secret string) *structs.N
 	if name == "" {
 		name = fp.Attributes["unique.hostname"]
 	}
-	meta := make(map[string]string, len(c.cfg.Meta))
-	for k, v := range c.cfg.Meta {
-		meta[k] = v
-	}
+	meta := mergeMeta(c.cfg.Meta, c.storedNodeMeta()) // node_meta.go
 	reserved := &structs.NodeReservedResources{
 		Cpu:      structs.NodeReservedCpuResources{ReservedCpuCores: fp.ReservedCores},
 		Networks: structs.NodeReservedNetworkResources{ReservedHostPorts: c.cfg.ReservedPorts},

@@ -248,6 +248,22 @@ func TestClusterFailover(t *testing.T) {
 				t.Fatalf("round %d: restarted %s misses job %s", round, old.name, id)
 			}
 		}
+		// If the dead-server cleanup removed it meanwhile, it came back as a
+		// non-voter: autopilot makes it vote once stable (10 s). The next
+		// round needs three voters to keep a quorum after its kill.
+		eventually(t, 40*time.Second, "three raft voters again", func() (bool, string) {
+			var conf struct{ Servers []struct{ Voter bool } }
+			if err := getJSON(leader.http+"/v1/operator/raft/configuration", &conf); err != nil {
+				return false, err.Error()
+			}
+			voters := 0
+			for _, s := range conf.Servers {
+				if s.Voter {
+					voters++
+				}
+			}
+			return voters == 3, fmt.Sprint(voters, " voters")
+		})
 	}
 	sorted := slices.Clone(failovers)
 	slices.Sort(sorted)

@@ -101,6 +101,7 @@ func (s *Server) establishLeadership() error {
 	if err := s.cluster.UpdateOwnAddress(raftApplyTimeout); err != nil {
 		return err
 	}
+	s.initAutopilotConfig() // autopilot_init.go
 	s.broker.SetEnabled(true)
 	s.blocked.SetEnabled(true)
 	snap := s.State().Snapshot()

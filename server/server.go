@@ -102,6 +102,10 @@ type Config struct {
 	// (jobcheck.Prepare); the agent sets drivers/catalog.Builtin. nil:
 	// driver names only, against the built-in names.
 	DriverSchemas schema.Lookup
+	// Autopilot is the autopilot configuration the leader stores when raft
+	// holds none (the agent's autopilot block; nil: store nothing, Nomad's
+	// defaults apply; autopilot_init.go).
+	Autopilot *structs.AutopilotConfig
 	// ACL is the ACL configuration (endpoints/acl_resolve.go); the zero
 	// value is ACLs off. Its BootstrapResetFile defaults to DataDir's
 	// server/acl-bootstrap-reset.
@@ -229,6 +233,8 @@ type Server struct {
 	// ErrSnapshotRestoreInProgress (the transport holds another flag while
 	// it reads a restore's body).
 	restoring atomic.Bool
+	// health remembers since when each server is healthy (autopilot_health.go).
+	health healthTracker
 
 	broker     *broker.EvalBroker
 	blocked    *broker.BlockedEvals
@@ -290,6 +296,7 @@ func NewServer(cfg *Config) (*Server, error) {
 		DevMode: cfg.DevMode, BootstrapExpect: cfg.BootstrapExpect, Advertise: s.advertise,
 		Layer: s.raftLayer, Gossip: cfg.Cluster, Raft: cfg.Raft, FSM: s.fsm,
 		LeaderNotify: s.leaderNotifyCh, Peers: s.rpc.Peers(), Logger: s.logger,
+		Autopilot: s.autopilotConfig, StableSince: s.stableSince,
 	}); err != nil {
 		s.Shutdown()
 		return nil, err

@@ -47,6 +47,9 @@ type Config struct {
 	// DevMode is set by DevConfig only: in-memory raft, temporary client dirs.
 	DevMode bool
 
+	// Autopilot is the autopilot block's initial configuration (autopilot.go).
+	Autopilot Autopilot
+
 	// set records the keys ("ports.http") a file set explicitly, with where,
 	// so Merge can tell "set to zero" from "absent" and Validate can point
 	// at the line.

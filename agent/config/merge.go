@@ -16,7 +16,7 @@ type field struct {
 
 // fields lists every keyed field of c; LoadFile, Merge and Validate share it.
 func (c *Config) fields() []field {
-	return append(append(append(append(append(c.limitsFields(), c.artifactFields()...), c.networkFields()...), c.gcFields()...), c.telemetryFields()...), []field{
+	return append(append(append(append(append(append(c.limitsFields(), c.artifactFields()...), c.networkFields()...), c.gcFields()...), c.telemetryFields()...), c.autopilotFields()...), []field{
 		{"name", &c.Name}, {"region", &c.Region}, {"datacenter", &c.Datacenter},
 		{"data_dir", &c.DataDir}, {"bind_addr", &c.BindAddr}, {"log_level", &c.LogLevel},
 		{"advertise.http", &c.Advertise.HTTP}, {"advertise.rpc", &c.Advertise.RPC}, {"advertise.serf", &c.Advertise.Serf},

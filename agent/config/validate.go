@@ -62,9 +62,10 @@ func (c *Config) Validate() error {
 	c.validateLimits(bad)
 	c.validateArtifact(bad) // artifact.go
 	c.validateHostVolumes(bad)
-	c.validateNetwork(bad) // network.go
-	c.validateClientGC(bad)
+	c.validateNetwork(bad)   // network.go
+	c.validateClientGC(bad)  // client_gc.go
 	c.validateTelemetry(bad) // telemetry.go
+	c.validateAutopilot(bad) // autopilot.go
 	if len(errs) == 0 {
 		return nil
 	}

@@ -58,6 +58,14 @@ type Config struct {
 	Peers PeerCaller
 	// Logger is the server's logger; raft and serf log under sub-names.
 	Logger hclog.Logger
+	// Autopilot returns the stored autopilot configuration (nil func:
+	// structs.DefaultAutopilotConfig); called from the membership loop.
+	Autopilot func() *structs.AutopilotConfig
+	// StableSince reports since when the raft server id has been healthy
+	// by autopilot's rules (false: unhealthy or unknown); the leader
+	// promotes a non-voter once that is ServerStabilizationTime ago. nil:
+	// an alive server is healthy since it was first seen alive.
+	StableSince func(id string) (time.Time, bool)
 }
 
 // Cluster is the server's raft node and serf membership: raft over the
@@ -83,6 +91,7 @@ type Cluster struct {
 
 	bootstrapped bool                 // membership loop only
 	failedSince  map[string]time.Time // membership loop only: raft ID -> first seen failed
+	aliveSince   map[string]time.Time // membership loop only: raft ID -> first seen alive (non-voters)
 
 	joinMu sync.Mutex // serializes Join calls from RPCs and retry_join
 
@@ -100,7 +109,7 @@ func New(cfg Config) (*Cluster, error) {
 	}
 	c := &Cluster{
 		cfg: cfg, logger: cfg.Logger, gossip: cfg.Gossip.withDefaults(),
-		failedSince: map[string]time.Time{}, shutdownCh: make(chan struct{}),
+		failedSince: map[string]time.Time{}, aliveSince: map[string]time.Time{}, shutdownCh: make(chan struct{}),
 	}
 	var err error
 	if c.serverID, err = loadServerID(cfg.DataDir, cfg.DevMode); err != nil {

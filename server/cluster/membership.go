@@ -120,32 +120,35 @@ func (c *Cluster) maybeBootstrap() {
 }
 
 // reconcilePeers makes raft's configuration follow serf on the leader:
-// alive servers missing from raft (or at a new address) become voters,
-// servers that left gracefully are removed, and failed ones are removed by
-// the dead-server cleanup (autopilot.go). Membership loop only.
+// alive servers missing from raft join as non-voters and are promoted once
+// stable (autopilot.go), a server at a new address is re-added with its
+// suffrage, servers that left gracefully are removed, and failed ones are
+// removed by the dead-server cleanup (autopilot.go). Membership loop only.
 func (c *Cluster) reconcilePeers(now time.Time) {
 	f := c.raft.GetConfiguration()
 	if err := f.Error(); err != nil {
 		c.logger.Warn("reconcile: reading raft configuration", "error", err)
 		return
 	}
-	inRaft := map[string]raft.ServerAddress{}
+	inRaft := map[string]raft.Server{}
+	voters := 0
 	for _, srv := range f.Configuration().Servers {
-		inRaft[string(srv.ID)] = srv.Address
+		inRaft[string(srv.ID)] = srv
+		if srv.Suffrage == raft.Voter {
+			voters++
+		}
 	}
+	ap := c.autopilot()
 	var failed []ServerMember
 	for _, m := range c.ServerMembers() {
-		addr, ok := inRaft[m.ID]
+		srv, ok := inRaft[m.ID]
 		switch m.Status {
 		case serf.StatusAlive:
 			delete(c.failedSince, m.ID)
-			if ok && string(addr) == m.RPCAddr {
-				continue
+			if _, seen := c.aliveSince[m.ID]; !seen {
+				c.aliveSince[m.ID] = now
 			}
-			c.logger.Info("adding server to raft", "server", m.Name, "addr", m.RPCAddr)
-			if err := c.raft.AddVoter(raft.ServerID(m.ID), raft.ServerAddress(m.RPCAddr), 0, 0).Error(); err != nil {
-				c.logger.Warn("adding raft voter failed", "server", m.Name, "error", err)
-			}
+			c.addOrPromote(m, srv, ok, ap, now)
 		case serf.StatusLeft:
 			delete(c.failedSince, m.ID)
 			if ok && m.ID != c.serverID {
@@ -157,7 +160,12 @@ func (c *Cluster) reconcilePeers(now time.Time) {
 			}
 		}
 	}
-	c.cleanupDeadServers(failed, len(inRaft), now)
+	for id := range c.aliveSince {
+		if m, ok := inRaft[id]; !ok || m.Suffrage == raft.Voter {
+			delete(c.aliveSince, id) // promoted or gone: nothing to wait for
+		}
+	}
+	c.cleanupDeadServers(failed, voters, ap, now)
 }
 
 // removePeer removes a server from the raft configuration (leader only).

@@ -93,6 +93,8 @@ func (f *FSM) Apply(l *raft.Log) any {
 		return f.applyAllocDesiredTransition(buf, index)
 	case structs.SchedulerConfigRequestType:
 		return f.applySchedulerConfig(buf, index)
+	case structs.AutopilotConfigRequestType:
+		return f.applyAutopilotConfig(buf, index)
 	case structs.NamespaceUpsertRequestType:
 		return f.applyNamespaceUpsert(buf, index)
 	case structs.NamespaceDeleteRequestType:

@@ -53,6 +53,7 @@ func raftMessages() map[structs.MessageType]any {
 		structs.ServiceRegistrationDeleteByAllocIDsRequestType: &structs.ServiceRegistrationDelByAllocIDsRequest{},
 		structs.GCReapRequestType:                              &structs.GCReapRequest{},
 		structs.JobSummaryReconcileRequestType:                 &structs.JobSummaryReconcileRequest{},
+		structs.AutopilotConfigRequestType:                     &structs.AutopilotSetConfigRequest{},
 	}
 }
 

@@ -41,6 +41,7 @@ func fillEveryTable(t *testing.T, f *FSM) {
 		{structs.ApplyPlanResultsRequestType, &structs.ApplyPlanResultsRequest{Job: job2, AllocsPlaced: []*structs.Allocation{alloc}, EvalID: eval.ID, Deployment: dep, UpdatedAt: 42}},
 		{structs.AllocClientUpdateRequestType, &structs.AllocUpdateRequest{Alloc: []*structs.Allocation{{ID: alloc.ID, ClientStatus: structs.AllocClientStatusRunning}}, UpdatedAt: 99}},
 		{structs.SchedulerConfigRequestType, &sched},
+		{structs.AutopilotConfigRequestType, &structs.AutopilotSetConfigRequest{Config: structs.AutopilotConfig{MaxTrailingLogs: 7, MinQuorum: 3}}},
 		{structs.NamespaceUpsertRequestType, &structs.NamespaceUpsertRequest{Namespaces: []*structs.Namespace{{Name: "team-a", Meta: map[string]string{"o": "a"}}}}},
 		{structs.NodePoolUpsertRequestType, &structs.NodePoolUpsertRequest{NodePools: []*structs.NodePool{{Name: "gpu", Description: "GPUs"}}}},
 		{structs.ACLPolicyUpsertRequestType, &structs.ACLPolicyUpsertRequest{Policies: []*structs.ACLPolicy{{Name: "p", Rules: `node { policy = "read" }`}}}},
@@ -75,7 +76,8 @@ func TestFSMSnapshotRoundTripsEveryTable(t *testing.T) {
 		len(want.Evals) != 1 || len(want.Allocs) != 1 || len(want.Deployments) != 1 || want.Scheduler.SchedulerAlgorithm != "spread" ||
 		len(want.Namespaces) != 2 || len(want.NodePools) != 3 ||
 		len(want.ACLPolicies) != 1 || len(want.ACLTokens) != 2 || len(want.ACLRoles) != 1 ||
-		len(want.Variables) != 1 || len(want.RootKeys) != 1 || len(want.Periodic) != 1 || len(want.Services) != 1 {
+		len(want.Variables) != 1 || len(want.RootKeys) != 1 || len(want.Periodic) != 1 || len(want.Services) != 1 ||
+		want.Autopilot.MaxTrailingLogs != 7 {
 		t.Fatalf("fill left a table empty: %+v", want)
 	}
 	tables := map[string]bool{}
@@ -84,7 +86,7 @@ func TestFSMSnapshotRoundTripsEveryTable(t *testing.T) {
 	}
 	for _, name := range []string{state.TableJobs, state.TableNodes, state.TableAllocs, state.TableEvals,
 		state.TableJobVersions, state.TableSchedulerConfig, state.TableDeployments, state.TableNamespaces, state.TableNodePools,
-		state.TableACLPolicies, state.TableACLTokens, state.TableACLRoles, "acl_token_bootstrap", state.TableVariables, state.TableRootKeys, state.TablePeriodicLaunch, state.TableServiceRegistrations} {
+		state.TableACLPolicies, state.TableACLTokens, state.TableACLRoles, "acl_token_bootstrap", state.TableVariables, state.TableRootKeys, state.TablePeriodicLaunch, state.TableServiceRegistrations, state.TableAutopilotConfig} {
 		if !tables[name] {
 			t.Errorf("no index entry for table %q after the fill: %v", name, tables)
 		}

@@ -37,6 +37,7 @@ var persistedTables = []struct {
 	{tableVariables, recordVariable}, {tableRootKeys, recordRootKeyMeta},
 	{tablePeriodicLaunch, recordPeriodicLaunch},
 	{tableServiceRegistrations, recordServiceRegistration},
+	{tableAutopilotConfig, recordAutopilotConfig},
 }
 
 // Persist writes every object of the snapshot to w as a msgpack stream (for
@@ -133,6 +134,8 @@ func newRecord(t recordType) (any, string, error) {
 		return &structs.RootKeyMeta{}, tableRootKeys, nil
 	case recordPeriodicLaunch:
 		return &structs.PeriodicLaunch{}, tablePeriodicLaunch, nil
+	case recordAutopilotConfig:
+		return &structs.AutopilotConfig{}, tableAutopilotConfig, nil
 	case recordServiceRegistration:
 		return &structs.ServiceRegistration{}, tableServiceRegistrations, nil
 	}

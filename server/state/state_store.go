@@ -100,6 +100,7 @@ func schema() *memdb.DBSchema {
 		tableRootKeys:             rootKeysSchema(),
 		tablePeriodicLaunch:       periodicLaunchSchema(),       // periodic_launch.go
 		tableServiceRegistrations: serviceRegistrationsSchema(), // service_registrations.go
+		tableAutopilotConfig:      autopilotConfigSchema(),      // autopilot_config.go
 	}}
 }
 

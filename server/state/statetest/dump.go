@@ -17,6 +17,7 @@ type Dump struct {
 	Allocs      []*structs.Allocation
 	Deployments []*structs.Deployment
 	Scheduler   *structs.SchedulerConfiguration
+	Autopilot   *structs.AutopilotConfig
 	Namespaces  []*structs.Namespace
 	NodePools   []*structs.NodePool
 	ACLPolicies []*structs.ACLPolicy
@@ -53,6 +54,8 @@ func DumpState(t testing.TB, st *state.StateStore) Dump {
 	d.Allocs, err = st.Allocs(nil)
 	must(err)
 	d.Deployments, err = st.Deployments(nil, "*")
+	must(err)
+	d.Autopilot, err = st.AutopilotConfig(nil)
 	must(err)
 	d.Scheduler, err = st.SchedulerConfig(nil)
 	must(err)
