@@ -47,8 +47,8 @@ func statusOf(t *testing.T, url string) int {
 func TestSystemGCCollectsFinishedBatchJobs(t *testing.T) {
 	const dc = "gcdc"
 	name := "gc1"
-	startClient(t, name, dc)
-	allocRoot := filepath.Join(agentsDir(t), name, "data", "alloc")
+	c := startClient(t, name, dc)
+	allocRoot := filepath.Join(filepath.Dir(c.logPath), "data", "alloc")
 
 	jobs := []string{"gc-batch-1", "gc-batch-2", "gc-batch-3"}
 	allocs := map[string]string{} // alloc ID -> job

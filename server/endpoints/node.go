@@ -123,8 +123,9 @@ func (e *Node) UpdateStatus(args *structs.NodeUpdateStatusRequest, reply *struct
 }
 
 // GetClientAllocs returns the node's allocation IDs with their
-// AllocModifyIndex; blocking. The index is the highest AllocModifyIndex
-// (the allocs table index when the node has none), so client status
+// AllocModifyIndex; blocking. The index is the highest AllocModifyIndex, or
+// the latest garbage collection of one of its allocations if later (the
+// allocs table index when the node has none), so client status
 // reports do not wake the client's own watch. The node's SecretID must
 // come with it (AuthToken or SecretID): ErrNodeSecretMismatch otherwise.
 // MigrateTokens carries the migrate tokens of its migrating allocations.
@@ -153,7 +154,13 @@ func (e *Node) GetClientAllocs(args *structs.NodeSpecificRequest, reply *structs
 		if len(allocs) == 0 {
 			return st.Index(state.TableAllocs)
 		}
-		return index, nil
+		// A garbage-collected allocation lowers nothing above: answer the
+		// deletion's index too, or the client would never hear of it.
+		removed, err := st.NodeAllocsRemovedIndex(args.NodeID)
+		if err != nil {
+			return 0, err
+		}
+		return max(index, removed), nil
 	})
 }
 

@@ -25,7 +25,7 @@ func (s *StateStore) ReapGC(index uint64, req *structs.GCReapRequest) (*structs.
 	out := &structs.GCReapResponse{}
 	kept := map[structs.NamespacedID]bool{}
 	for _, id := range req.Jobs {
-		ok, err := reapJobTxn(txn, id, out, c)
+		ok, err := reapJobTxn(txn, index, id, out, c)
 		if err != nil {
 			return nil, err
 		}
@@ -44,7 +44,7 @@ func (s *StateStore) ReapGC(index uint64, req *structs.GCReapRequest) (*structs.
 	if err := reapEvalsTxn(txn, req.Evals, skip, out, c); err != nil {
 		return nil, err
 	}
-	if err := reapAllocsTxn(txn, req.Allocs, skip, out, c); err != nil {
+	if err := reapAllocsTxn(txn, index, req.Allocs, skip, out, c); err != nil {
 		return nil, err
 	}
 	if err := reapDeploymentsTxn(txn, req.Deployments, skip, out); err != nil {
@@ -62,7 +62,7 @@ func (s *StateStore) ReapGC(index uint64, req *structs.GCReapRequest) (*structs.
 // reapJobTxn purges one job with its evaluations, allocations and
 // deployments when it is still collectable; false when it is not (or is
 // gone already).
-func reapJobTxn(txn *memdb.Txn, id structs.NamespacedID, out *structs.GCReapResponse, c *changes) (bool, error) {
+func reapJobTxn(txn *memdb.Txn, index uint64, id structs.NamespacedID, out *structs.GCReapResponse, c *changes) (bool, error) {
 	raw, err := txn.First(tableJobs, "id", id.Namespace, id.ID)
 	if err != nil {
 		return false, fmt.Errorf("looking up job %q: %w", id.ID, err)
@@ -110,7 +110,7 @@ func reapJobTxn(txn *memdb.Txn, id structs.NamespacedID, out *structs.GCReapResp
 		out.Evals++
 	}
 	for _, a := range allocs {
-		if err := deleteAllocTxn(txn, a); err != nil {
+		if err := deleteAllocTxn(txn, index, a); err != nil {
 			return false, err
 		}
 		out.Allocs++
@@ -161,7 +161,7 @@ func reapEvalsTxn(txn *memdb.Txn, ids []string, skip func(ns, job string) bool, 
 	return nil
 }
 
-func reapAllocsTxn(txn *memdb.Txn, ids []string, skip func(ns, job string) bool, out *structs.GCReapResponse, c *changes) error {
+func reapAllocsTxn(txn *memdb.Txn, index uint64, ids []string, skip func(ns, job string) bool, out *structs.GCReapResponse, c *changes) error {
 	for _, id := range ids {
 		raw, err := txn.First(tableAllocs, "id", id)
 		if err != nil {
@@ -174,7 +174,7 @@ func reapAllocsTxn(txn *memdb.Txn, ids []string, skip func(ns, job string) bool,
 		if !a.GCSafe() || skip(a.Namespace, a.JobID) {
 			continue
 		}
-		if err := deleteAllocTxn(txn, a); err != nil {
+		if err := deleteAllocTxn(txn, index, a); err != nil {
 			return err
 		}
 		out.Allocs++
@@ -184,10 +184,14 @@ func reapAllocsTxn(txn *memdb.Txn, ids []string, skip func(ns, job string) bool,
 }
 
 // deleteAllocTxn deletes an allocation and any service registration left
-// of it.
-func deleteAllocTxn(txn *memdb.Txn, a *structs.Allocation) error {
+// of it, and records the deletion's index for its node
+// (NodeAllocsRemovedIndex), so the node's blocking alloc watch answers.
+func deleteAllocTxn(txn *memdb.Txn, index uint64, a *structs.Allocation) error {
 	if err := txn.Delete(tableAllocs, a); err != nil {
 		return fmt.Errorf("deleting alloc %q: %w", a.ID, err)
+	}
+	if err := setIndex(txn, nodeAllocsRemovedKey(a.NodeID), index); err != nil {
+		return err
 	}
 	if _, err := deleteServicesTxn(txn, "alloc_id", a.ID); err != nil {
 		return fmt.Errorf("deleting services of alloc %q: %w", a.ID, err)
@@ -302,4 +306,18 @@ func (s *StateStore) ReconcileJobSummaries(index uint64) error {
 		c.touchJob(j.Namespace, j.ID)
 	}
 	return s.commit(txn, index, c)
+}
+
+// nodeAllocsRemovedKey is the index-table row recording the latest deletion
+// of one of a node's allocations.
+func nodeAllocsRemovedKey(nodeID string) string { return "node_allocs_removed/" + nodeID }
+
+// NodeAllocsRemovedIndex is the raft index at which an allocation of the
+// node was last deleted (by garbage collection; 0: never). The index a
+// node's alloc watch (Node.GetClientAllocs) answers is the highest
+// AllocModifyIndex of what remains, which a deletion does not raise: the
+// watch takes the larger of the two, so the client hears of the deletion
+// and destroys the allocation's directory.
+func (r reader) NodeAllocsRemovedIndex(nodeID string) (uint64, error) {
+	return r.Index(nodeAllocsRemovedKey(nodeID))
 }

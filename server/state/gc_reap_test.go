@@ -91,6 +91,14 @@ func TestReapGCRefusesLive(t *testing.T) {
 	if *resp != (structs.GCReapResponse{Allocs: 1}) {
 		t.Errorf("deleted %+v, want the finished alloc only", *resp)
 	}
+	// The nodes whose allocations went record it, for their alloc watch
+	// (Node.GetClientAllocs); a node that lost none does not.
+	if idx, _ := s.NodeAllocsRemovedIndex("n1"); idx != 11 {
+		t.Errorf("n1's allocs removed at %d, want 11", idx)
+	}
+	if idx, _ := s.NodeAllocsRemovedIndex("down-busy"); idx != 0 {
+		t.Errorf("down-busy lost no alloc, but records %d", idx)
+	}
 }
 
 // TestReconcileJobSummaries: a job whose stored status drifted is
