@@ -18,20 +18,9 @@ func jobAllocsCommand(m *Meta, args []string) int {
 	all := f.Bool("all", false, "also the allocations of older jobs with the same ID")
 	verbose := f.Bool("verbose", false, "show full IDs")
 	ff := addFormatFlags(f)
-	pos, code, ok := m.parse(f, args)
+	c, id, code, ok := m.jobArg(f, args, &ff)
 	if !ok {
 		return code
-	}
-	if len(pos) != 1 {
-		return m.wrongArgs(f, "one argument: the job ID")
-	}
-	if code, bad := ff.check(m); bad {
-		return code
-	}
-	c := m.client(f)
-	id, ok := resolveID(m, jobMatcher(c), pos[0])
-	if !ok {
-		return exitError
 	}
 	q := url.Values{}
 	if *all {
@@ -56,20 +45,9 @@ func jobDeploymentsCommand(m *Meta, args []string) int {
 	all := f.Bool("all", false, "also the deployments of older jobs with the same ID")
 	verbose := f.Bool("verbose", false, "show full IDs")
 	ff := addFormatFlags(f)
-	pos, code, ok := m.parse(f, args)
+	c, id, code, ok := m.jobArg(f, args, &ff)
 	if !ok {
 		return code
-	}
-	if len(pos) != 1 {
-		return m.wrongArgs(f, "one argument: the job ID")
-	}
-	if code, bad := ff.check(m); bad {
-		return code
-	}
-	c := m.client(f)
-	id, ok := resolveID(m, jobMatcher(c), pos[0])
-	if !ok {
-		return exitError
 	}
 	if *latest {
 		d, err := c.latestDeployment(id)

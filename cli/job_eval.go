@@ -24,17 +24,9 @@ func jobEvalCommand(m *Meta, args []string) int {
 	force := f.Bool("force-reschedule", false, "replace failed allocations now, even past their reschedule policy")
 	detach := f.Bool("detach", false, "return at once with the evaluation ID")
 	verbose := f.Bool("verbose", false, "show full IDs")
-	pos, code, ok := m.parse(f, args)
+	c, id, code, ok := m.jobArg(f, args, nil)
 	if !ok {
 		return code
-	}
-	if len(pos) != 1 {
-		return m.wrongArgs(f, "one argument: the job ID")
-	}
-	c := m.client(f)
-	id, ok := resolveID(m, jobMatcher(c), pos[0])
-	if !ok {
-		return exitError
 	}
 	resp, err := c.evaluateJob(id, *force)
 	if err != nil {

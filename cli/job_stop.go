@@ -9,17 +9,9 @@ func jobStopCommand(m *Meta, args []string) int {
 	purge := f.Bool("purge", false, "remove the job from the state entirely")
 	detach := f.Bool("detach", false, "return at once with the evaluation ID")
 	verbose := f.Bool("verbose", false, "show full IDs")
-	pos, code, ok := m.parse(f, args)
+	c, id, code, ok := m.jobArg(f, args, nil)
 	if !ok {
 		return code
-	}
-	if len(pos) != 1 {
-		return m.wrongArgs(f, "one argument: the job ID")
-	}
-	c := m.client(f)
-	id, ok := resolveID(m, jobMatcher(c), pos[0])
-	if !ok {
-		return exitError
 	}
 	resp, err := c.deregisterJob(id, *purge)
 	if err != nil {

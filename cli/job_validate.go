@@ -38,17 +38,9 @@ func jobValidateCommand(m *Meta, args []string) int {
 func jobInspectCommand(m *Meta, args []string) int {
 	f := m.newFlags("job inspect", "[options] JOB")
 	ff := addFormatFlags(f)
-	pos, code, ok := m.parse(f, args)
+	c, id, code, ok := m.jobArg(f, args, nil)
 	if !ok {
 		return code
-	}
-	if len(pos) != 1 {
-		return m.wrongArgs(f, "one argument: the job ID")
-	}
-	c := m.client(f)
-	id, ok := resolveID(m, jobMatcher(c), pos[0])
-	if !ok {
-		return exitError
 	}
 	job, err := c.job(id)
 	if err != nil {

@@ -97,3 +97,26 @@ func capitalize(s string) string {
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
 }
+
+// jobArg parses the flags and the one argument of a command on a job (ID or
+// prefix): it returns the API client and the job's full ID, or the exit
+// code. A non-nil ff's -json/-t conflict is refused before any request.
+func (m *Meta) jobArg(f *flags, args []string, ff *formatFlags) (c *apiClient, id string, code int, ok bool) {
+	pos, code, ok := m.parse(f, args)
+	if !ok {
+		return nil, "", code, false
+	}
+	if len(pos) != 1 {
+		return nil, "", m.wrongArgs(f, "one argument: the job ID"), false
+	}
+	if ff != nil {
+		if code, bad := ff.check(m); bad {
+			return nil, "", code, false
+		}
+	}
+	c = m.client(f)
+	if id, ok = resolveID(m, jobMatcher(c), pos[0]); !ok {
+		return nil, "", exitError, false
+	}
+	return c, id, exitOK, true
+}
