@@ -98,22 +98,8 @@ func (s *httpServer) forwardToNode(w http.ResponseWriter, r *http.Request, node 
 		}
 		return structs.NewCodedError(502, "forwarding to node %s: %v", node, err)
 	}
-	var used atomic.Bool
-	tr := &http.Transport{
-		DialContext: func(context.Context, string, string) (net.Conn, error) {
-			if used.Swap(true) {
-				return nil, errors.New("agent: the connection to the node was used already")
-			}
-			return conn, nil
-		},
-		DisableKeepAlives: true,
-	}
-	defer func() {
-		if !used.Load() {
-			conn.Close()
-		}
-		tr.CloseIdleConnections()
-	}()
+	tr, release := oneConnTransport(conn, "node")
+	defer release()
 	rp := &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(&url.URL{Scheme: "http", Host: "node-" + node})
@@ -170,4 +156,27 @@ func (s *httpServer) checkOrigin(r *http.Request) error {
 		return nil
 	}
 	return s.Origins.check(r)
+}
+
+// oneConnTransport is an HTTP transport whose one dial answers conn (a
+// tunnel already open to a node or a server, what names it in errors);
+// release closes conn if it was never used, and the transport's idle
+// connection.
+func oneConnTransport(conn net.Conn, what string) (*http.Transport, func()) {
+	var used atomic.Bool
+	tr := &http.Transport{
+		DialContext: func(context.Context, string, string) (net.Conn, error) {
+			if used.Swap(true) {
+				return nil, fmt.Errorf("agent: the connection to the %s was used already", what)
+			}
+			return conn, nil
+		},
+		DisableKeepAlives: true,
+	}
+	return tr, func() {
+		if !used.Load() {
+			conn.Close()
+		}
+		tr.CloseIdleConnections()
+	}
 }

@@ -3,14 +3,12 @@ package agent
 import (
 	"context"
 	"crypto/tls"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
 	"sync"
-	"sync/atomic"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -118,22 +116,8 @@ func (s *httpServer) forwardEvents(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return structs.NewCodedError(http.StatusBadGateway, "%v", err)
 	}
-	var used atomic.Bool
-	tr := &http.Transport{
-		DialContext: func(context.Context, string, string) (net.Conn, error) {
-			if used.Swap(true) {
-				return nil, errors.New("agent: the connection to the server was used already")
-			}
-			return conn, nil
-		},
-		DisableKeepAlives: true,
-	}
-	defer func() {
-		if !used.Load() {
-			conn.Close()
-		}
-		tr.CloseIdleConnections()
-	}()
+	tr, release := oneConnTransport(conn, "server")
+	defer release()
 	rp := &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(&url.URL{Scheme: "http", Host: "server"})
