@@ -1,8 +1,6 @@
 package state
 
 import (
-	"fmt"
-
 	"github.com/hashicorp/go-memdb"
 
 	"github.com/nomadish/nomadish/structs"
@@ -17,16 +15,15 @@ const recordAutopilotConfig recordType = 120
 // TableAutopilotConfig is the table name for Index, exported for endpoints.
 const TableAutopilotConfig = tableAutopilotConfig
 
-func autopilotConfigSchema() *memdb.TableSchema {
-	return &memdb.TableSchema{
-		Name: tableAutopilotConfig,
-		Indexes: map[string]*memdb.IndexSchema{
-			// A singleton: every row has the same (true) key.
-			"id": {Name: "id", Unique: true, Indexer: &memdb.ConditionalIndex{
-				Conditional: func(any) (bool, error) { return true, nil },
-			}},
-		},
-	}
+func autopilotConfigSchema() *memdb.TableSchema { return singletonSchema(tableAutopilotConfig) }
+
+// autopilotConfigIndexes reads and sets its CreateIndex and ModifyIndex.
+var autopilotConfigIndexes = singletonIndexes[structs.AutopilotConfig]{
+	get: func(c *structs.AutopilotConfig) (uint64, uint64) { return c.CreateIndex, c.ModifyIndex },
+	set: func(c *structs.AutopilotConfig, create, modify uint64) {
+		c.CreateIndex, c.ModifyIndex = create, modify
+	},
+	copy: (*structs.AutopilotConfig).Copy,
 }
 
 // AutopilotSetConfig writes the autopilot configuration at index. With cas,
@@ -36,32 +33,8 @@ func autopilotConfigSchema() *memdb.TableSchema {
 func (s *StateStore) AutopilotSetConfig(index uint64, cfg *structs.AutopilotConfig, cas bool) (bool, error) {
 	txn := s.db.Txn(true)
 	defer txn.Abort()
-	raw, err := txn.First(tableAutopilotConfig, "id")
-	if err != nil {
-		return false, fmt.Errorf("reading autopilot configuration: %w", err)
-	}
-	var old *structs.AutopilotConfig
-	if raw != nil {
-		old = raw.(*structs.AutopilotConfig)
-	}
-	if cas {
-		var have uint64
-		if old != nil {
-			have = old.ModifyIndex
-		}
-		if have != cfg.ModifyIndex {
-			return false, nil
-		}
-	}
-	c := cfg.Copy()
-	c.CreateIndex, c.ModifyIndex = index, index
-	if old != nil {
-		c.CreateIndex = old.CreateIndex
-	}
-	if err := txn.Insert(tableAutopilotConfig, c); err != nil {
-		return false, fmt.Errorf("writing autopilot configuration: %w", err)
-	}
-	if err := setIndex(txn, tableAutopilotConfig, index); err != nil {
+	wrote, err := setSingletonTxn(txn, tableAutopilotConfig, "autopilot configuration", index, cfg, cas, autopilotConfigIndexes)
+	if err != nil || !wrote {
 		return false, err
 	}
 	return true, s.commit(txn, index, &changes{})
@@ -71,14 +44,5 @@ func (s *StateStore) AutopilotSetConfig(index uint64, cfg *structs.AutopilotConf
 // default one (structs.DefaultAutopilotConfig, indexes 0) when none was
 // written. The returned value is shared: read-only.
 func (r reader) AutopilotConfig(ws memdb.WatchSet) (*structs.AutopilotConfig, error) {
-	txn := r.db.Txn(false)
-	ch, raw, err := txn.FirstWatch(tableAutopilotConfig, "id")
-	if err != nil {
-		return nil, fmt.Errorf("reading autopilot configuration: %w", err)
-	}
-	ws.Add(ch)
-	if raw == nil {
-		return structs.DefaultAutopilotConfig(), nil
-	}
-	return raw.(*structs.AutopilotConfig), nil
+	return readSingleton(r, ws, tableAutopilotConfig, "autopilot configuration", structs.DefaultAutopilotConfig)
 }

@@ -1,8 +1,6 @@
 package state
 
 import (
-	"fmt"
-
 	"github.com/hashicorp/go-memdb"
 
 	"github.com/nomadish/nomadish/structs"
@@ -17,16 +15,15 @@ const recordSchedulerConfig recordType = 15
 // TableSchedulerConfig is the table name for Index, exported for endpoints.
 const TableSchedulerConfig = tableSchedulerConfig
 
-func schedulerConfigSchema() *memdb.TableSchema {
-	return &memdb.TableSchema{
-		Name: tableSchedulerConfig,
-		Indexes: map[string]*memdb.IndexSchema{
-			// A singleton: every row has the same (true) key.
-			"id": {Name: "id", Unique: true, Indexer: &memdb.ConditionalIndex{
-				Conditional: func(any) (bool, error) { return true, nil },
-			}},
-		},
-	}
+func schedulerConfigSchema() *memdb.TableSchema { return singletonSchema(tableSchedulerConfig) }
+
+// schedulerConfigIndexes reads and sets its CreateIndex and ModifyIndex.
+var schedulerConfigIndexes = singletonIndexes[structs.SchedulerConfiguration]{
+	get: func(c *structs.SchedulerConfiguration) (uint64, uint64) { return c.CreateIndex, c.ModifyIndex },
+	set: func(c *structs.SchedulerConfiguration, create, modify uint64) {
+		c.CreateIndex, c.ModifyIndex = create, modify
+	},
+	copy: (*structs.SchedulerConfiguration).Copy,
 }
 
 // SchedulerSetConfig writes the scheduler configuration at index. With cas,
@@ -36,33 +33,8 @@ func schedulerConfigSchema() *memdb.TableSchema {
 func (s *StateStore) SchedulerSetConfig(index uint64, cfg *structs.SchedulerConfiguration, cas bool) (bool, error) {
 	txn := s.db.Txn(true)
 	defer txn.Abort()
-	raw, err := txn.First(tableSchedulerConfig, "id")
-	if err != nil {
-		return false, fmt.Errorf("reading scheduler configuration: %w", err)
-	}
-	var old *structs.SchedulerConfiguration
-	if raw != nil {
-		old = raw.(*structs.SchedulerConfiguration)
-	}
-	if cas {
-		var have uint64
-		if old != nil {
-			have = old.ModifyIndex
-		}
-		if have != cfg.ModifyIndex {
-			return false, nil
-		}
-	}
-	c := cfg.Copy()
-	c.CreateIndex = index
-	if old != nil {
-		c.CreateIndex = old.CreateIndex
-	}
-	c.ModifyIndex = index
-	if err := txn.Insert(tableSchedulerConfig, c); err != nil {
-		return false, fmt.Errorf("writing scheduler configuration: %w", err)
-	}
-	if err := setIndex(txn, tableSchedulerConfig, index); err != nil {
+	wrote, err := setSingletonTxn(txn, tableSchedulerConfig, "scheduler configuration", index, cfg, cas, schedulerConfigIndexes)
+	if err != nil || !wrote {
 		return false, err
 	}
 	// A new algorithm or preemption setting may let blocked evals place.
@@ -73,14 +45,5 @@ func (s *StateStore) SchedulerSetConfig(index uint64, cfg *structs.SchedulerConf
 // one (structs.DefaultSchedulerConfiguration, indexes 0) when none was
 // written. The returned value is shared: read-only.
 func (r reader) SchedulerConfig(ws memdb.WatchSet) (*structs.SchedulerConfiguration, error) {
-	txn := r.db.Txn(false)
-	ch, raw, err := txn.FirstWatch(tableSchedulerConfig, "id")
-	if err != nil {
-		return nil, fmt.Errorf("reading scheduler configuration: %w", err)
-	}
-	ws.Add(ch)
-	if raw == nil {
-		return structs.DefaultSchedulerConfiguration(), nil
-	}
-	return raw.(*structs.SchedulerConfiguration), nil
+	return readSingleton(r, ws, tableSchedulerConfig, "scheduler configuration", structs.DefaultSchedulerConfiguration)
 }
