@@ -34,23 +34,30 @@ import (
 
 // Report is the program's output.
 type Report struct {
-	Jobs                  int
-	Nodes                 int
-	Server                string  // "process" (the agent binary) or "in-process"
-	RegisterSeconds       float64 // registering every job
-	CompleteSeconds       float64 // until every job is dead
-	JobsPerSecond         float64 // Jobs / CompleteSeconds
-	Progress              []Progress
-	GCSeconds             float64 // PUT /v1/system/gc
-	Idle                  Memory  // the server with its nodes, no jobs
-	Complete              Memory  // every job completed
-	AfterGC               Memory  // after system gc and a settle
+	Jobs            int
+	Nodes           int
+	Server          string  // "process" (the agent binary) or "in-process"
+	RegisterSeconds float64 // registering every job
+	CompleteSeconds float64 // until every job is dead
+	JobsPerSecond   float64 // Jobs / CompleteSeconds
+	Progress        []Progress
+	GCSeconds       float64 // PUT /v1/system/gc
+	Idle            Memory  // the server with its nodes, no jobs
+	Complete        Memory  // every job completed
+	AfterGC         Memory  // after system gc and -settle
+	// Later is after -later more and a second system gc (nothing left to
+	// collect: it only returns freed memory), once the telemetry sinks
+	// dropped the collected jobs' gauges (the in-memory sink keeps a
+	// minute of intervals). Zero without -later.
+	Later                 Memory
 	SnapshotBytesIdle     int
 	SnapshotBytesComplete int
 	SnapshotBytesAfterGC  int
 	Left                  map[string]int // jobs, evals, allocs left after GC
 	RSSAfterGCOverIdle    float64        // AfterGC.RSSMB / Idle.RSSMB
 	AnonAfterGCOverIdle   float64        // AfterGC.RSSAnonMB / Idle.RSSAnonMB
+	RSSLaterOverIdle      float64        // Later.RSSMB / Idle.RSSMB
+	AnonLaterOverIdle     float64        // Later.RSSAnonMB / Idle.RSSAnonMB
 }
 
 // Progress is when a multiple of 10,000 allocations (or of a tenth of the
@@ -78,6 +85,7 @@ func main() {
 	numNodes := flag.Int("nodes", 20, "simulated nodes")
 	bin := flag.String("bin", "", "the nomadish binary (default: go build it from the current module into the temp dir)")
 	settle := flag.Duration("settle", 5*time.Second, "wait after system gc before the reading")
+	later := flag.Duration("later", 70*time.Second, "then wait this long, gc again and take the Later reading (0: none)")
 	inProcess := flag.Bool("inprocess", false, "run the server inside this process (for -pprof/-heapprofile)")
 	heapProfile := flag.String("heapprofile", "", "with -inprocess: write a heap profile after the collection")
 	pprofAddr := flag.String("pprof", "", "with -inprocess: serve net/http/pprof on this address")
@@ -100,7 +108,7 @@ func main() {
 	if err != nil {
 		fail(err)
 	}
-	rep, err := run(t, logger, *jobs, *parallel, *numNodes, *settle)
+	rep, err := run(t, logger, *jobs, *parallel, *numNodes, *settle, *later)
 	t.Close()
 	if err != nil {
 		fail(err)
@@ -119,7 +127,7 @@ func fail(err error) {
 	os.Exit(1)
 }
 
-func run(t target, logger hclog.Logger, n, parallel, numNodes int, settle time.Duration) (*Report, error) {
+func run(t target, logger hclog.Logger, n, parallel, numNodes int, settle, later time.Duration) (*Report, error) {
 	pool := rpcclient.NewPool(nil, logger)
 	defer pool.Close()
 	rpc := func(method string, args, reply any) error { return pool.RPC(t.RPCAddr(), method, args, reply) }
@@ -188,6 +196,18 @@ func run(t target, logger hclog.Logger, n, parallel, numNodes int, settle time.D
 	}
 	rep.RSSAfterGCOverIdle = round(rep.AfterGC.RSSMB / rep.Idle.RSSMB)
 	rep.AnonAfterGCOverIdle = round(rep.AfterGC.RSSAnonMB / rep.Idle.RSSAnonMB)
+	if later > 0 {
+		time.Sleep(later)
+		if err := t.GC(); err != nil {
+			return nil, fmt.Errorf("second system gc: %w", err)
+		}
+		time.Sleep(settle)
+		if rep.Later, err = t.Memory(); err != nil {
+			return nil, err
+		}
+		rep.RSSLaterOverIdle = round(rep.Later.RSSMB / rep.Idle.RSSMB)
+		rep.AnonLaterOverIdle = round(rep.Later.RSSAnonMB / rep.Idle.RSSAnonMB)
+	}
 	return rep, nil
 }
 
