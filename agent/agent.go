@@ -167,6 +167,7 @@ func (a *Agent) serveHTTP() {
 	}
 	deps.Nodes = a.nodeDialer()     // agent_tunnel.go
 	deps.Origins = a.originPolicy() // http_origin.go
+	deps.EnableDebug = a.cfg.EnableDebug
 	ctx, cancel := context.WithCancel(context.Background())
 	a.cancelReq = cancel
 	lim := a.cfg.Limits

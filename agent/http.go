@@ -70,6 +70,8 @@ type httpDeps struct {
 	// Metrics is the agent's telemetry (http_metrics.go); nil answers the
 	// Go runtime gauges alone (tests).
 	Metrics MetricsSource
+	// EnableDebug is the agent's enable_debug: /debug/pprof (http_debug.go).
+	EnableDebug bool
 }
 
 // httpServer routes Nomad's v1 API onto RPCs. It is an http.Handler; its
@@ -188,6 +190,7 @@ func (s *httpServer) routes() {
 	s.searchRoutes(h)   // http_search.go
 	s.clientGCRoutes(h) // http_client_gc.go
 	s.systemRoutes(h)   // http_system.go
+	s.debugRoutes(h)    // http_debug.go
 	h("GET /v1/agent/health", s.agentHealth)
 	h("GET /v1/metrics", s.metrics)
 	h("GET /v1/operator/scheduler/configuration", s.schedulerConfigGet)

@@ -44,6 +44,10 @@ type Config struct {
 	// besides the agent's own that may change state (validate_origins.go).
 	HTTPAPIAllowedOrigins []string
 
+	// EnableDebug is enable_debug: the HTTP API serves Go's profiles under
+	// /debug/pprof/ (agent/http_debug.go).
+	EnableDebug bool
+
 	// DevMode is set by DevConfig only: in-memory raft, temporary client dirs.
 	DevMode bool
 

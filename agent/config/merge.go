@@ -48,6 +48,7 @@ func (c *Config) fields() []field {
 		{"client.gc_interval", &c.Client.GC.Interval}, {"client.gc_disk_usage_threshold", &c.Client.GC.DiskUsageThreshold}, // client_gc.go
 		{"client.gc_inode_usage_threshold", &c.Client.GC.InodeUsageThreshold}, {"client.gc_max_allocs", &c.Client.GC.MaxAllocs},
 		{"client.gc_parallel_destroys", &c.Client.GC.ParallelDestroys},
+		{"enable_debug", &c.EnableDebug},
 	}...)
 }
 
