@@ -51,6 +51,7 @@ ports {
   rpc  = %d
   serf = %d
 }
+enable_debug = true # /debug/pprof for -heapprofile and -cpuprofile
 server {
   enabled          = true
   bootstrap_expect = 1
@@ -186,6 +187,25 @@ func (t *agentTarget) Memory() (Memory, error) {
 		}
 	}
 	return m, nil
+}
+
+// Profile saves GET /debug/pprof/<name> of the agent to path.
+func (t *agentTarget) Profile(name, path string) error {
+	resp, err := t.hc.Get(t.http + "/debug/pprof/" + name)
+	if err != nil {
+		return fmt.Errorf("profiling the agent: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("profiling the agent: %s", resp.Status)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = io.Copy(f, resp.Body)
+	return err
 }
 
 // count is how many rows a list holds that match filter, read one row per

@@ -6,6 +6,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -18,15 +19,11 @@ import (
 // inProcess is a server run inside the tool (-inprocess), for profiles:
 // its memory readings include the tool's own (the simulated nodes).
 type inProcess struct {
-	s           *server.Server
-	pool        *rpcclient.Pool
-	heapProfile string
+	s    *server.Server
+	pool *rpcclient.Pool
 }
 
-func startInProcess(dir string, logger hclog.Logger, heapProfile string) (*inProcess, error) {
-	if heapProfile != "" {
-		runtime.MemProfileRate = 4096 // a finer profile of what the collection left
-	}
+func startInProcess(dir string, logger hclog.Logger) (*inProcess, error) {
 	s, err := server.NewServer(&server.Config{DataDir: dir, RPCAddr: "127.0.0.1:0", BootstrapExpect: 1,
 		NumSchedulers: runtime.NumCPU(), Logger: logger})
 	if err != nil {
@@ -38,7 +35,7 @@ func startInProcess(dir string, logger hclog.Logger, heapProfile string) (*inPro
 		s.Shutdown()
 		return nil, err
 	}
-	return &inProcess{s: s, pool: rpcclient.NewPool(nil, logger), heapProfile: heapProfile}, nil
+	return &inProcess{s: s, pool: rpcclient.NewPool(nil, logger)}, nil
 }
 
 func (p *inProcess) RPCAddr() string { return p.s.RPCAddr() }
@@ -64,21 +61,29 @@ func (p *inProcess) SnapshotSize() (int, error) {
 	return len(archive), nil
 }
 
-// GC forces a collection, then writes the heap profile if asked.
+// GC forces a collection.
 func (p *inProcess) GC() error {
-	if err := p.pool.RPC(p.s.RPCAddr(), structs.SystemGarbageCollectRPC, &structs.SystemGCRequest{}, &structs.GenericResponse{}); err != nil {
-		return err
-	}
-	if p.heapProfile == "" {
-		return nil
-	}
-	f, err := os.Create(p.heapProfile)
+	return p.pool.RPC(p.s.RPCAddr(), structs.SystemGarbageCollectRPC, &structs.SystemGCRequest{}, &structs.GenericResponse{})
+}
+
+// Profile writes this process's heap profile, or a CPU profile of the
+// seconds given.
+func (p *inProcess) Profile(name, path string) error {
+	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	runtime.GC()
-	return pprof.WriteHeapProfile(f)
+	if strings.HasPrefix(name, "heap") {
+		runtime.GC()
+		return pprof.WriteHeapProfile(f)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		return err
+	}
+	time.Sleep(20 * time.Second)
+	pprof.StopCPUProfile()
+	return nil
 }
 
 func (p *inProcess) Unfinished() (int, int, error) {

@@ -76,6 +76,9 @@ type target interface {
 	// Unfinished counts jobs not dead and evaluations not terminal.
 	Unfinished() (jobs, evals int, err error)
 	Left() (map[string]int, error)
+	// Profile writes the server's pprof profile name ("heap?gc=1",
+	// "profile?seconds=20") to path.
+	Profile(name, path string) error
 	Close()
 }
 
@@ -87,7 +90,8 @@ func main() {
 	settle := flag.Duration("settle", 5*time.Second, "wait after system gc before the reading")
 	later := flag.Duration("later", 70*time.Second, "then wait this long, gc again and take the Later reading (0: none)")
 	inProcess := flag.Bool("inprocess", false, "run the server inside this process (for -pprof/-heapprofile)")
-	heapProfile := flag.String("heapprofile", "", "with -inprocess: write a heap profile after the collection")
+	heapProfile := flag.String("heapprofile", "", "write the server's heap profile after the collection (the last reading) to this file")
+	cpuProfile := flag.String("cpuprofile", "", "write a 20 s CPU profile of the server, taken once the jobs are registered, to this file")
 	pprofAddr := flag.String("pprof", "", "with -inprocess: serve net/http/pprof on this address")
 	flag.Parse()
 	if *pprofAddr != "" {
@@ -101,14 +105,14 @@ func main() {
 	defer os.RemoveAll(dir)
 	var t target
 	if *inProcess {
-		t, err = startInProcess(dir, logger, *heapProfile)
+		t, err = startInProcess(dir, logger)
 	} else {
 		t, err = startAgent(dir, *bin)
 	}
 	if err != nil {
 		fail(err)
 	}
-	rep, err := run(t, logger, *jobs, *parallel, *numNodes, *settle, *later)
+	rep, err := run(t, logger, *jobs, *parallel, *numNodes, *settle, *later, profiles{heap: *heapProfile, cpu: *cpuProfile})
 	t.Close()
 	if err != nil {
 		fail(err)
@@ -127,7 +131,10 @@ func fail(err error) {
 	os.Exit(1)
 }
 
-func run(t target, logger hclog.Logger, n, parallel, numNodes int, settle, later time.Duration) (*Report, error) {
+// profiles are where to write the server's profiles ("": none).
+type profiles struct{ heap, cpu string }
+
+func run(t target, logger hclog.Logger, n, parallel, numNodes int, settle, later time.Duration, prof profiles) (*Report, error) {
 	pool := rpcclient.NewPool(nil, logger)
 	defer pool.Close()
 	rpc := func(method string, args, reply any) error { return pool.RPC(t.RPCAddr(), method, args, reply) }
@@ -166,10 +173,19 @@ func run(t target, logger hclog.Logger, n, parallel, numNodes int, settle, later
 	}
 	rep.RegisterSeconds = round(time.Since(start).Seconds())
 	fmt.Fprintf(os.Stderr, "gcbench: %d jobs registered in %.1fs\n", n, rep.RegisterSeconds)
+	profErr := make(chan error, 1)
+	if prof.cpu != "" {
+		go func() { profErr <- t.Profile("profile?seconds=20", prof.cpu) }()
+	} else {
+		profErr <- nil
+	}
 	if rep.Progress, err = waitDead(t, n, start, nodes, nodeErr); err != nil {
 		return nil, err
 	}
 	rep.CompleteSeconds = round(time.Since(start).Seconds())
+	if err := <-profErr; err != nil {
+		return nil, err
+	}
 	rep.JobsPerSecond = round(float64(n) / rep.CompleteSeconds)
 	fmt.Fprintf(os.Stderr, "gcbench: %d jobs dead after %.1fs\n", n, rep.CompleteSeconds)
 	if rep.Complete, err = t.Memory(); err != nil {
@@ -207,6 +223,11 @@ func run(t target, logger hclog.Logger, n, parallel, numNodes int, settle, later
 		}
 		rep.RSSLaterOverIdle = round(rep.Later.RSSMB / rep.Idle.RSSMB)
 		rep.AnonLaterOverIdle = round(rep.Later.RSSAnonMB / rep.Idle.RSSAnonMB)
+	}
+	if prof.heap != "" {
+		if err := t.Profile("heap?gc=1", prof.heap); err != nil {
+			return nil, err
+		}
 	}
 	return rep, nil
 }
