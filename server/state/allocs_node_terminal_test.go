@@ -58,3 +58,41 @@ func TestAllocsByNodeTerminal(t *testing.T) {
 		t.Fatalf("LiveAllocsByNode(n2) = %v, %v; want [%s]", live, err, other.ID)
 	}
 }
+
+// BenchmarkNodeAllocsAfterBatchWork reads one node's allocations the way
+// placement does, on a node that ran 10,000 batch allocations (complete)
+// and holds 10 live ones: all of them (AllocsByNode, what the scheduler
+// read before) against the live ones through node_terminal.
+func BenchmarkNodeAllocsAfterBatchWork(b *testing.B) {
+	s, err := New(nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	job := testJob("batch")
+	var allocs []*structs.Allocation
+	for i := range 10010 {
+		a := testAlloc(job, "n1", "e1")
+		if i < 10000 {
+			a.ClientStatus = structs.AllocClientStatusComplete
+		}
+		allocs = append(allocs, a)
+	}
+	if err := s.UpsertAllocs(3, allocs); err != nil {
+		b.Fatal(err)
+	}
+	snap := s.Snapshot()
+	b.Run("all", func(b *testing.B) {
+		for b.Loop() {
+			if got, _ := snap.AllocsByNode(nil, "n1"); len(got) != 10010 {
+				b.Fatalf("%d allocs", len(got))
+			}
+		}
+	})
+	b.Run("live", func(b *testing.B) {
+		for b.Loop() {
+			if got, _ := snap.AllocsByNodeTerminal(nil, "n1", false); len(got) != 10 {
+				b.Fatalf("%d allocs", len(got))
+			}
+		}
+	})
+}

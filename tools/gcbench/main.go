@@ -90,7 +90,7 @@ func main() {
 	settle := flag.Duration("settle", 5*time.Second, "wait after system gc before the reading")
 	later := flag.Duration("later", 70*time.Second, "then wait this long, gc again and take the Later reading (0: none)")
 	inProcess := flag.Bool("inprocess", false, "run the server inside this process (for -pprof/-heapprofile)")
-	heapProfile := flag.String("heapprofile", "", "write the server's heap profile after the collection (the last reading) to this file")
+	heapProfile := flag.String("heapprofile", "", "write the server's heap profile after the collection (the last reading) to this file, and the one with every job complete to <file>.complete")
 	cpuProfile := flag.String("cpuprofile", "", "write a 20 s CPU profile of the server, taken once the jobs are registered, to this file")
 	pprofAddr := flag.String("pprof", "", "with -inprocess: serve net/http/pprof on this address")
 	flag.Parse()
@@ -193,6 +193,11 @@ func run(t target, logger hclog.Logger, n, parallel, numNodes int, settle, later
 	}
 	if rep.SnapshotBytesComplete, err = t.SnapshotSize(); err != nil {
 		return nil, err
+	}
+	if prof.heap != "" {
+		if err := t.Profile("heap?gc=1", prof.heap+".complete"); err != nil {
+			return nil, err
+		}
 	}
 
 	start = time.Now()
