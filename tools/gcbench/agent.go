@@ -27,9 +27,9 @@ type agentTarget struct {
 }
 
 // startAgent builds the binary into dir unless bin is given, writes a
-// server-only agent config with raft under dir, starts it and waits for it
-// to lead.
-func startAgent(dir, bin string) (*agentTarget, error) {
+// server-only agent config with raft under dir (and the HCL extra after
+// it), starts it and waits for it to lead.
+func startAgent(dir, bin, extra string) (*agentTarget, error) {
 	if bin == "" {
 		bin = filepath.Join(dir, "nomadish")
 		build := exec.Command("go", "build", "-o", bin, ".")
@@ -56,7 +56,8 @@ server {
   enabled          = true
   bootstrap_expect = 1
 }
-`, filepath.Join(dir, "data"), ports[0], ports[1], ports[2])
+%s
+`, filepath.Join(dir, "data"), ports[0], ports[1], ports[2], extra)
 	cfgPath := filepath.Join(dir, "agent.hcl")
 	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
 		return nil, err
