@@ -101,6 +101,8 @@ type ServerConfig struct {
 	RaftSnapshotThreshold int
 	RaftSnapshotInterval  time.Duration
 	RaftTrailingLogs      int
+	// RaftBoltNoFreelistSync is raft_boltdb { no_freelist_sync }.
+	RaftBoltNoFreelistSync bool
 
 	// JobMaxCount (job_max_count) is the most allocations one job may ask
 	// for, its groups' counts summed (0: structs.DefaultJobMaxCount); see

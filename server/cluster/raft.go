@@ -62,7 +62,7 @@ func (c *Cluster) setupRaft() error {
 		// write, which grows with the log (a third of the leader's CPU at
 		// 60,000 jobs in tools/gcbench). The file format is the same.
 		bolt, err := raftboltdb.New(raftboltdb.Options{Path: filepath.Join(dir, "raft.db"),
-			BoltOptions: &bbolt.Options{FreelistType: bbolt.FreelistMapType}})
+			BoltOptions: &bbolt.Options{FreelistType: bbolt.FreelistMapType, NoFreelistSync: c.cfg.Raft.NoFreelistSync}})
 		if err != nil {
 			return fmt.Errorf("opening raft log: %w", err)
 		}
