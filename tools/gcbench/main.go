@@ -89,7 +89,7 @@ func main() {
 	bin := flag.String("bin", "", "the nomadish binary (default: go build it from the current module into the temp dir)")
 	settle := flag.Duration("settle", 5*time.Second, "wait after system gc before the reading")
 	later := flag.Duration("later", 70*time.Second, "then wait this long, gc again and take the Later reading (0: none)")
-	extra := flag.String("config", "", `more agent HCL for the server, e.g. 'telemetry { prefix_filter = ["-nomad.nomad.job_summary"] }'`)
+	extra := flag.String("config", "", "more agent HCL for the server (blocks on lines of their own), e.g. a telemetry prefix_filter")
 	inProcess := flag.Bool("inprocess", false, "run the server inside this process (for -pprof/-heapprofile)")
 	heapProfile := flag.String("heapprofile", "", "write the server's heap profile after the collection (the last reading) to this file, and the one with every job complete to <file>.complete")
 	cpuProfile := flag.String("cpuprofile", "", "write a 20 s CPU profile of the server, taken once the jobs are registered, to this file")
@@ -103,6 +103,7 @@ func main() {
 	if err != nil {
 		fail(err)
 	}
+	fail := func(err error) { os.RemoveAll(dir); fail(err) }
 	defer os.RemoveAll(dir)
 	var t target
 	if *inProcess {
