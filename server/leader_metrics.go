@@ -47,7 +47,7 @@ func (s *Server) publishMetrics(ctx context.Context) {
 			recent = append(recent, idx)
 			if now := s.cfg.Clock.Now(); !now.Before(nextSummaries) {
 				err = publishJobSummaries(snap, recent[0], s.cfg.DisableDispatchedJobSummaryMetrics)
-				nextSummaries = now.Add(summaryPace * s.cfg.Clock.Now().Sub(now))
+				nextSummaries = nextSummaryRound(now, s.cfg.Clock.Now())
 			}
 		}
 		if err != nil {
@@ -67,6 +67,12 @@ const deadJobWindow = time.Minute
 // scheduler and the plan applier (found by tools/gcbench). On a small
 // cluster a round takes microseconds and none is skipped.
 const summaryPace = 10
+
+// nextSummaryRound is when the job summaries may run again after a round
+// that started at start and ended at end.
+func nextSummaryRound(start, end time.Time) time.Time {
+	return start.Add(summaryPace * end.Sub(start))
+}
 
 // publishLeaderGauges emits the broker, blocked evals, plan queue and
 // heartbeat gauges.
