@@ -180,6 +180,7 @@ func (a *Agent) serveHTTP() {
 	if a.server == nil && a.rpcClient != nil {
 		deps.Servers = &serversHTTPDialer{servers: a.rpcClient.Servers, tls: a.outgoingRPCTLS()}
 	}
+	deps.EnableDebug = a.cfg.EnableDebug
 	ctx, cancel := context.WithCancel(context.Background())
 	a.cancelReq = cancel
 	lim := a.cfg.Limits

@@ -12,5 +12,6 @@ func raftConfig(s config.ServerConfig) cluster.RaftConfig {
 		SnapshotThreshold: uint64(s.RaftSnapshotThreshold),
 		SnapshotInterval:  s.RaftSnapshotInterval,
 		TrailingLogs:      uint64(s.RaftTrailingLogs),
+		NoFreelistSync:    s.RaftBoltNoFreelistSync,
 	}
 }

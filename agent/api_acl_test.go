@@ -21,6 +21,7 @@ func aclAgent(t *testing.T) (*Agent, *api.Client) {
 	cfg.Ports = config.Ports{}
 	cfg.Client.Enabled = false
 	cfg.ACL.Enabled = true
+	cfg.EnableDebug = true // /debug/pprof's routes too (TestRouteTableACL)
 	logger := hclog.New(&hclog.LoggerOptions{Name: "agent", Level: hclog.Info, Output: t.Output()})
 	a, err := New(cfg, logger)
 	if err != nil {

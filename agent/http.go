@@ -80,6 +80,8 @@ type httpDeps struct {
 	// LogSinks is the agent's intercept logger for GET /v1/agent/monitor
 	// (http_monitor.go); nil: monitoring is refused.
 	LogSinks LogSinks
+	// EnableDebug is the agent's enable_debug: /debug/pprof (http_debug.go).
+	EnableDebug bool
 }
 
 // httpServer routes Nomad's v1 API onto RPCs. It is an http.Handler; its
@@ -203,6 +205,7 @@ func (s *httpServer) routes() {
 	s.systemRoutes(h)   // http_system.go
 	s.eventRoutes(h)    // http_events.go
 	s.opsRoutes(h)      // http_operator_ops.go
+	s.debugRoutes(h)    // http_debug.go
 	h("GET /v1/agent/health", s.agentHealth)
 	h("GET /v1/metrics", s.metrics)
 	h("GET /v1/operator/scheduler/configuration", s.schedulerConfigGet)

@@ -129,6 +129,9 @@ var routeNeeds = func() map[string]routeNeed {
 	m["GET /v1/status/leader"], m["GET /v1/status/peers"], m["GET /v1/regions"] = public, public, public
 	m["GET /v1/agent/health"], m["GET /v1/metrics"] = public, public
 	m["GET /v1/agent/self"] = agentRead
+	for _, p := range []string{"", "cmdline", "profile", "symbol", "trace"} { // http_debug.go (enable_debug)
+		m["GET /debug/pprof/"+p] = agentWrite
+	}
 	m["GET /v1/agent/members"] = nodeRead
 	writes("/v1/agent/join", agentWrite)
 	writes("/v1/agent/force-leave", agentWrite)

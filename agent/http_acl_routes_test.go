@@ -13,7 +13,7 @@ import (
 // TestEveryRouteDeclaresACL: every route the agent serves declares what
 // it needs of a token, and every declaration names a served route.
 func TestEveryRouteDeclaresACL(t *testing.T) {
-	s := newHTTPServer(httpDeps{RPC: newFakeRPC(), ACLEnabled: true})
+	s := newHTTPServer(httpDeps{RPC: newFakeRPC(), ACLEnabled: true, EnableDebug: true})
 	if len(s.undeclared) > 0 {
 		t.Fatalf("routes without an ACL need in routeNeeds: %v", s.undeclared)
 	}
@@ -28,7 +28,7 @@ func TestEveryRouteDeclaresACL(t *testing.T) {
 // servedPatterns registers the routes again with a recording mux.
 func servedPatterns(t *testing.T) map[string]bool {
 	t.Helper()
-	s := newHTTPServer(httpDeps{RPC: newFakeRPC()})
+	s := newHTTPServer(httpDeps{RPC: newFakeRPC(), EnableDebug: true}) // enable_debug: its /debug/pprof routes too
 	out := map[string]bool{}
 	for p := range routeNeeds {
 		m, path, _ := strings.Cut(p, " ")
@@ -103,7 +103,11 @@ func TestRouteTableACL(t *testing.T) {
 		} else {
 			body = strings.NewReader("")
 		}
-		req, _ := http.NewRequest(m, c.Address()+fillPath(path)+"?namespace=default", body)
+		q := "?namespace=default"
+		if strings.HasPrefix(path, "/debug/pprof/") {
+			q += "&seconds=1" // a CPU profile or trace of 1 s, not 30
+		}
+		req, _ := http.NewRequest(m, c.Address()+fillPath(path)+q, body)
 		if token != "" {
 			req.Header.Set("X-Nomad-Token", token)
 		}

@@ -19,7 +19,7 @@ type evalContext struct {
 	metrics *structs.AllocMetric
 	err     error // first state error met by an iterator; Select reports it
 
-	nodeAllocs map[string][]*structs.Allocation // state allocs per node, read once
+	nodeAllocs map[string][]*structs.Allocation // live state allocs per node, read once
 	usages     map[string]*nodeUsage            // per node, kept up to date with the plan (node_usage.go)
 	usageSlab  []nodeUsage                      // where newUsage allocates from
 	pristine   nodeUsage                        // usage returns it for a node holding nothing
@@ -48,7 +48,7 @@ func (c *evalContext) proposedAllocs(nodeID string) ([]*structs.Allocation, erro
 	existing, ok := c.nodeAllocs[nodeID]
 	if !ok {
 		var err error
-		existing, err = c.state.AllocsByNode(nodeID)
+		existing, err = c.state.LiveAllocsByNode(nodeID)
 		if err != nil {
 			return nil, fmt.Errorf("looking up allocs on node %q: %w", nodeID, err)
 		}

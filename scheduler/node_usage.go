@@ -17,7 +17,7 @@ import (
 type nodeUsage struct {
 	structs.Usage // Avail: node.Comparable(), computed once; Used: the proposed allocs' sum
 
-	existing []*structs.Allocation // the state's allocs on the node
+	existing []*structs.Allocation // the state's live allocs on the node
 	placed   int                   // len(plan.NodeAllocation[node]) accounted for
 	removed  int                   // len(NodeUpdate)+len(NodePreemptions) accounted for
 }
@@ -111,13 +111,14 @@ func hasAlloc(allocs []*structs.Allocation, id string) bool {
 	return false
 }
 
-// stateAllocs returns the state's allocations on the node (terminal ones
-// included), remembering them when there are any.
+// stateAllocs returns the state's live (non-terminal) allocations on the
+// node, remembering them when there are any. Terminal ones are not read:
+// they use nothing, and a node that ran many batch jobs holds thousands.
 func (c *evalContext) stateAllocs(id string) ([]*structs.Allocation, error) {
 	if existing, ok := c.nodeAllocs[id]; ok {
 		return existing, nil
 	}
-	existing, err := c.state.AllocsByNode(id)
+	existing, err := c.state.LiveAllocsByNode(id)
 	if err != nil {
 		return nil, fmt.Errorf("looking up allocs on node %q: %w", id, err)
 	}

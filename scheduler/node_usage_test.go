@@ -15,7 +15,15 @@ type allocState struct {
 	byNode map[string][]*structs.Allocation
 }
 
-func (s allocState) AllocsByNode(id string) ([]*structs.Allocation, error) { return s.byNode[id], nil }
+func (s allocState) LiveAllocsByNode(id string) ([]*structs.Allocation, error) {
+	var out []*structs.Allocation
+	for _, a := range s.byNode[id] {
+		if !a.TerminalStatus() {
+			out = append(out, a)
+		}
+	}
+	return out, nil
+}
 
 func usageAlloc(id, node string, cpu, mem int64) *structs.Allocation {
 	return &structs.Allocation{ID: id, NodeID: node, DesiredStatus: structs.AllocDesiredStatusRun,

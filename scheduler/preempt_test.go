@@ -111,4 +111,12 @@ type nodeAllocsState struct {
 	allocs []*structs.Allocation
 }
 
-func (s nodeAllocsState) AllocsByNode(string) ([]*structs.Allocation, error) { return s.allocs, nil }
+func (s nodeAllocsState) LiveAllocsByNode(string) ([]*structs.Allocation, error) {
+	var out []*structs.Allocation
+	for _, a := range s.allocs {
+		if !a.TerminalStatus() {
+			out = append(out, a)
+		}
+	}
+	return out, nil
+}

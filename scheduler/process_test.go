@@ -77,7 +77,7 @@ func TestPlacementFields(t *testing.T) {
 // brokenState fails every read of allocations.
 type brokenState struct{ scheduler.State }
 
-func (brokenState) AllocsByNode(string) ([]*structs.Allocation, error) {
+func (brokenState) LiveAllocsByNode(string) ([]*structs.Allocation, error) {
 	return nil, errors.New("disk on fire")
 }
 

@@ -17,7 +17,7 @@ type State interface {
 	NodeByID(id string) (*structs.Node, error)                          // nil,nil when absent
 	JobByID(namespace, id string) (*structs.Job, error)                 // nil,nil when absent
 	AllocsByJob(namespace, jobID string) ([]*structs.Allocation, error) // incl. terminal
-	AllocsByNode(nodeID string) ([]*structs.Allocation, error)          // incl. terminal
+	LiveAllocsByNode(nodeID string) ([]*structs.Allocation, error)      // non-terminal only
 	LatestIndex() (uint64, error)
 	// SchedulerConfig returns the cluster's scheduler configuration
 	// (algorithm, preemption per job type); never nil without an error.

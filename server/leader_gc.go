@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -32,8 +33,12 @@ func (s *Server) runGC(ctx context.Context) {
 			return
 		case <-fire:
 		}
-		if _, err := s.collectGarbage(ctx, cfg.Thresholds, cfg.BatchSize); err != nil {
+		r, err := s.collectGarbage(ctx, cfg.Thresholds, cfg.BatchSize)
+		if err != nil {
 			s.logger.Error("garbage collection", "error", err)
+		}
+		if r != nil && r.Jobs+r.Evals+r.Allocs+r.Deployments+r.Nodes >= releaseAfter {
+			debug.FreeOSMemory() // gc_release.go
 		}
 	}
 }
@@ -45,7 +50,11 @@ func (s *Server) forceGC() (*structs.GCReapResponse, error) {
 	if _, ok := s.leader.ready(); !ok {
 		return nil, structs.ErrNoLeader
 	}
-	return s.collectGarbage(context.Background(), gc.Thresholds{}, s.cfg.GC.WithDefaults().BatchSize)
+	r, err := s.collectGarbage(context.Background(), gc.Thresholds{}, s.cfg.GC.WithDefaults().BatchSize)
+	if err == nil {
+		debug.FreeOSMemory() // gc_release.go
+	}
+	return r, err
 }
 
 // collectGarbage decides on a snapshot what to delete under th and

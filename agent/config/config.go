@@ -44,6 +44,10 @@ type Config struct {
 	// besides the agent's own that may change state (validate_origins.go).
 	HTTPAPIAllowedOrigins []string
 
+	// EnableDebug is enable_debug: the HTTP API serves Go's profiles under
+	// /debug/pprof/ (agent/http_debug.go).
+	EnableDebug bool
+
 	// DevMode is set by DevConfig only: in-memory raft, temporary client dirs.
 	DevMode bool
 
@@ -100,6 +104,8 @@ type ServerConfig struct {
 	RaftSnapshotThreshold int
 	RaftSnapshotInterval  time.Duration
 	RaftTrailingLogs      int
+	// RaftBoltNoFreelistSync is raft_boltdb { no_freelist_sync }.
+	RaftBoltNoFreelistSync bool
 
 	// JobMaxCount (job_max_count) is the most allocations one job may ask
 	// for, its groups' counts summed (0: structs.DefaultJobMaxCount); see

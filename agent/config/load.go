@@ -111,7 +111,7 @@ func (d *decoder) body(body *hclsyntax.Body, prefix string) {
 			d.metaBlock(b, key)
 		case key == "client.artifact" && len(b.Labels) == 0: // artifact.go
 			d.body(b.Body, key+".")
-		case (key == "client.reserved" || key == "server.server_join" || key == "server.client_introduction") && len(b.Labels) == 0:
+		case (key == "client.reserved" || key == "server.server_join" || key == "server.client_introduction" || key == "server.raft_boltdb") && len(b.Labels) == 0:
 			d.body(b.Body, key+".")
 		case key == "client.host_volume":
 			d.hostVolume(b) // host_volumes.go

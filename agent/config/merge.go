@@ -49,6 +49,8 @@ func (c *Config) fields() []field {
 		{"client.gc_inode_usage_threshold", &c.Client.GC.InodeUsageThreshold}, {"client.gc_max_allocs", &c.Client.GC.MaxAllocs},
 		{"client.gc_parallel_destroys", &c.Client.GC.ParallelDestroys},
 		{"server.event_buffer_size", &c.Server.EventBufferSize},
+		{"enable_debug", &c.EnableDebug},
+		{"server.raft_boltdb.no_freelist_sync", &c.Server.RaftBoltNoFreelistSync},
 	}...)
 }
 

@@ -221,6 +221,18 @@ func (s *Store) AllocsByNode(nodeID string) ([]*structs.Allocation, error) {
 	return out, nil
 }
 
+// LiveAllocsByNode returns the node's non-terminal allocations.
+func (s *Store) LiveAllocsByNode(nodeID string) ([]*structs.Allocation, error) {
+	var out []*structs.Allocation
+	for id := range s.byNode[nodeID] {
+		if a := s.allocs[id]; !a.TerminalStatus() {
+			out = append(out, a)
+		}
+	}
+	sortAllocs(out)
+	return out, nil
+}
+
 // LatestIndex returns the index of the last write.
 func (s *Store) LatestIndex() (uint64, error) { return s.index, nil }
 

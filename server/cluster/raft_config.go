@@ -29,6 +29,11 @@ type RaftConfig struct {
 	// after a snapshot, so that a follower slightly behind catches up from
 	// the log rather than by receiving the whole snapshot (default 10240).
 	TrailingLogs uint64
+	// NoFreelistSync (raft_boltdb.no_freelist_sync) keeps bbolt's
+	// freelist out of raft.db: each log write no longer rewrites it (a
+	// big log's freelist is megabytes), at the cost of a scan of the file
+	// when the server starts. Off by default, as Nomad's.
+	NoFreelistSync bool
 }
 
 // Validate reports a knob raft cannot run with. Errors wrap ErrConfig and

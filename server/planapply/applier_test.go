@@ -32,7 +32,7 @@ func start(t *testing.T, store *planapplytest.Store) *planapply.Applier {
 
 func committedCPU(store *planapplytest.Store, nodeID string) int64 {
 	snap, _ := store.Snapshot()
-	allocs, _ := snap.AllocsByNode(nodeID)
+	allocs, _ := snap.LiveAllocsByNode(nodeID)
 	var cpu int64
 	for _, a := range allocs {
 		if !a.TerminalStatus() {

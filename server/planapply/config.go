@@ -22,8 +22,9 @@ type StateSource interface {
 
 // Snapshot is the read view the fit check needs.
 type Snapshot interface {
-	NodeByID(id string) (*structs.Node, error)                 // nil, nil when absent
-	AllocsByNode(nodeID string) ([]*structs.Allocation, error) // incl. terminal
+	NodeByID(id string) (*structs.Node, error)                     // nil, nil when absent
+	LiveAllocsByNode(nodeID string) ([]*structs.Allocation, error) // non-terminal only: the fit check
+	AllocsByNode(nodeID string) ([]*structs.Allocation, error)     // incl. terminal
 	LatestIndex() (uint64, error)
 }
 

@@ -19,6 +19,12 @@ func allocsSchema() *memdb.TableSchema {
 				&memdb.StringFieldIndex{Field: "JobID"},
 			}}},
 			"eval": {Name: "eval", Indexer: &memdb.StringFieldIndex{Field: "EvalID"}},
+			// node_terminal (Nomad's node index) splits a node's allocations
+			// into live and terminal ones, so placement reads only the live.
+			"node_terminal": {Name: "node_terminal", Indexer: &memdb.CompoundIndex{Indexes: []memdb.Indexer{
+				&memdb.StringFieldIndex{Field: "NodeID"},
+				&memdb.ConditionalIndex{Conditional: allocTerminal},
+			}}},
 		},
 	}
 }
@@ -231,6 +237,22 @@ func (r reader) AllocsByJob(ws memdb.WatchSet, namespace, jobID string) ([]*stru
 // AllocsByNode returns a node's allocations, terminal ones included.
 func (r reader) AllocsByNode(ws memdb.WatchSet, nodeID string) ([]*structs.Allocation, error) {
 	return allocsBy(r.db.Txn(false), ws, "node", nodeID)
+}
+
+// AllocsByNodeTerminal returns a node's allocations whose TerminalStatus is
+// terminal: the live ones (false) or the finished ones (true).
+func (r reader) AllocsByNodeTerminal(ws memdb.WatchSet, nodeID string, terminal bool) ([]*structs.Allocation, error) {
+	return allocsBy(r.db.Txn(false), ws, "node_terminal", nodeID, terminal)
+}
+
+// allocTerminal is node_terminal's condition. Allocations are copied on
+// write (never changed in place once inserted), so the index stays true.
+func allocTerminal(obj any) (bool, error) {
+	a, ok := obj.(*structs.Allocation)
+	if !ok {
+		return false, fmt.Errorf("node_terminal index: %T is not an allocation", obj)
+	}
+	return a.TerminalStatus(), nil
 }
 
 // AllocsByEval returns the allocations an evaluation placed.

@@ -31,6 +31,12 @@ func (v ReadView) AllocsByNode(nodeID string) ([]*structs.Allocation, error) {
 	return v.snap.AllocsByNode(nil, nodeID)
 }
 
+// LiveAllocsByNode lists a node's non-terminal allocations (the
+// node_terminal index: terminal ones are not read at all).
+func (v ReadView) LiveAllocsByNode(nodeID string) ([]*structs.Allocation, error) {
+	return v.snap.AllocsByNodeTerminal(nil, nodeID, false)
+}
+
 // LatestIndex is the snapshot's highest table index.
 func (v ReadView) LatestIndex() (uint64, error) { return v.snap.LatestIndex(nil) }
 

@@ -129,6 +129,15 @@ func (f *frozen) AllocsByJob(_, id string) ([]*structs.Allocation, error) {
 	}
 	return out, nil
 }
+func (f *frozen) LiveAllocsByNode(id string) ([]*structs.Allocation, error) {
+	var out []*structs.Allocation
+	for _, a := range f.allocs {
+		if a.NodeID == id && !a.TerminalStatus() {
+			out = append(out, a)
+		}
+	}
+	return out, nil
+}
 func (f *frozen) AllocsByNode(id string) ([]*structs.Allocation, error) {
 	var out []*structs.Allocation
 	for _, a := range f.allocs {

@@ -2,37 +2,31 @@ package main
 
 import (
 	"bufio"
+	"fmt"
 	"os"
-	"runtime"
-	"runtime/debug"
-	"runtime/metrics"
 	"strconv"
 	"strings"
 )
 
-// Memory is one reading, taken after runtime.GC and debug.FreeOSMemory.
+// Memory is one reading of the server. The RSS is the kernel's (VmRSS,
+// with RssAnon, the heap and stacks, and RssFile, mapped files: raft's
+// bbolt log store and the binary, apart). The heap figures are the
+// server's own nomad.runtime gauges (runtime.MemStats Alloc and Sys,
+// sampled every telemetry collection_interval); no GC is forced for them.
 type Memory struct {
-	HeapLiveMB  float64 // runtime/metrics /gc/heap/live:bytes: what the last GC kept
-	HeapInuseMB float64 // runtime.MemStats.HeapInuse: spans holding live objects
-	RSSMB       float64 // /proc/self/status VmRSS
-	RSSAnonMB   float64 // RssAnon: the heap and stacks
-	RSSFileMB   float64 // RssFile: mapped files (raft's bbolt log store)
+	HeapAllocMB float64 // nomad.runtime.alloc_bytes: live and not yet collected heap objects
+	GoSysMB     float64 // nomad.runtime.sys_bytes: all the Go runtime got from the OS
+	RSSMB       float64 // VmRSS
+	RSSAnonMB   float64 // RssAnon
+	RSSFileMB   float64 // RssFile
 }
 
-func readMemory() Memory {
-	runtime.GC()
-	debug.FreeOSMemory()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	m := Memory{HeapInuseMB: mb(ms.HeapInuse)}
-	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-	metrics.Read(live)
-	if live[0].Value.Kind() == metrics.KindUint64 {
-		m.HeapLiveMB = mb(live[0].Value.Uint64())
-	}
-	f, err := os.Open("/proc/self/status")
+// procMemory reads VmRSS, RssAnon and RssFile of the process pid.
+func procMemory(pid int) (Memory, error) {
+	var m Memory
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
-		return m
+		return m, fmt.Errorf("reading the server's memory: %w", err)
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
@@ -54,7 +48,7 @@ func readMemory() Memory {
 			m.RSSFileMB = mb(kb << 10)
 		}
 	}
-	return m
+	return m, sc.Err()
 }
 
 func mb(b uint64) float64 { return float64(b*10/(1<<20)) / 10 }

@@ -112,6 +112,15 @@ func (s *snapshot) NodeByID(id string) (*structs.Node, error) { return s.nodes[i
 func (s *snapshot) AllocsByNode(id string) ([]*structs.Allocation, error) {
 	return s.byNode[id], nil
 }
+func (s *snapshot) LiveAllocsByNode(id string) ([]*structs.Allocation, error) {
+	var out []*structs.Allocation
+	for _, a := range s.byNode[id] {
+		if !a.TerminalStatus() {
+			out = append(out, a)
+		}
+	}
+	return out, nil
+}
 func (s *snapshot) LatestIndex() (uint64, error) { return s.index, nil }
 
 // ErrCommit is a ready-made commit failure for FailCommit.
