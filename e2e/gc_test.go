@@ -50,7 +50,11 @@ func TestSystemGCCollectsFinishedBatchJobs(t *testing.T) {
 	c := startClient(t, name, dc)
 	allocRoot := filepath.Join(filepath.Dir(c.logPath), "data", "alloc")
 
-	jobs := []string{"gc-batch-1", "gc-batch-2", "gc-batch-3"}
+	// IDs of their own per run: a purged job's allocations stay until
+	// collected, so a repeated run (-count=3) must not see the last one's.
+	run := fmt.Sprintf("%x", time.Now().UnixNano()&0xffffff)
+	jobs := []string{"gc-batch-1-" + run, "gc-batch-2-" + run, "gc-batch-3-" + run}
+	liveID := "gc-live-" + run
 	allocs := map[string]string{} // alloc ID -> job
 	for _, id := range jobs {
 		path := writeFile(t, id+".nomad.hcl", gcBatchJob(id, dc))
@@ -58,7 +62,7 @@ func TestSystemGCCollectsFinishedBatchJobs(t *testing.T) {
 			t.Fatalf("job run %s: %s", id, r)
 		}
 	}
-	live := writeFile(t, "gc-live.nomad.hcl", fmt.Sprintf(`job "gc-live" {
+	live := writeFile(t, liveID+".nomad.hcl", fmt.Sprintf(`job %q {
   datacenters = [%q]
   group "g" {
     task "t" {
@@ -70,11 +74,11 @@ func TestSystemGCCollectsFinishedBatchJobs(t *testing.T) {
     }
   }
 }
-`, dc))
+`, liveID, dc))
 	if r := nomadish(t, "job", "run", live); r.code != 0 {
-		t.Fatalf("job run gc-live: %s", r)
+		t.Fatalf("job run %s: %s", liveID, r)
 	}
-	t.Cleanup(func() { nomadish(t, "job", "stop", "-purge", "gc-live") })
+	t.Cleanup(func() { nomadish(t, "job", "stop", "-purge", liveID) })
 
 	for _, id := range jobs {
 		eventually(t, 60*time.Second, id+" complete", func() (bool, string) {
@@ -90,9 +94,9 @@ func TestSystemGCCollectsFinishedBatchJobs(t *testing.T) {
 		})
 	}
 	var liveAlloc string
-	eventually(t, 60*time.Second, "gc-live running", func() (bool, string) {
+	eventually(t, 60*time.Second, liveID+" running", func() (bool, string) {
 		var stubs []struct{ ID, ClientStatus string }
-		if err := getJSON(dev.addr+"/v1/job/gc-live/allocations", &stubs); err != nil {
+		if err := getJSON(dev.addr+"/v1/job/"+liveID+"/allocations", &stubs); err != nil {
 			return false, err.Error()
 		}
 		if len(stubs) != 1 || stubs[0].ClientStatus != "running" {
@@ -146,7 +150,7 @@ func TestSystemGCCollectsFinishedBatchJobs(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(allocRoot, liveAlloc)); err != nil {
 		t.Errorf("the running job's alloc dir: %v", err)
 	}
-	if c := statusOf(t, dev.addr+"/v1/job/gc-live"); c != http.StatusOK {
+	if c := statusOf(t, dev.addr+"/v1/job/"+liveID); c != http.StatusOK {
 		t.Errorf("running job after gc: HTTP %d", c)
 	}
 }
