@@ -181,6 +181,7 @@ func (a *Agent) serveHTTP() {
 		deps.Servers = &serversHTTPDialer{servers: a.rpcClient.Servers, tls: a.outgoingRPCTLS()}
 	}
 	deps.EnableDebug = a.cfg.EnableDebug
+	deps.UIEnabled = a.cfg.UI.Enabled // http_ui.go
 	ctx, cancel := context.WithCancel(context.Background())
 	a.cancelReq = cancel
 	lim := a.cfg.Limits

@@ -82,6 +82,8 @@ type httpDeps struct {
 	LogSinks LogSinks
 	// EnableDebug is the agent's enable_debug: /debug/pprof (http_debug.go).
 	EnableDebug bool
+	// UIEnabled is the agent's ui.enabled: the web UI at /ui/ (http_ui.go).
+	UIEnabled bool
 }
 
 // httpServer routes Nomad's v1 API onto RPCs. It is an http.Handler; its
@@ -206,6 +208,7 @@ func (s *httpServer) routes() {
 	s.eventRoutes(h)    // http_events.go
 	s.opsRoutes(h)      // http_operator_ops.go
 	s.debugRoutes(h)    // http_debug.go
+	s.uiRoutes(h)       // http_ui.go
 	h("GET /v1/agent/health", s.agentHealth)
 	h("GET /v1/metrics", s.metrics)
 	h("GET /v1/operator/scheduler/configuration", s.schedulerConfigGet)

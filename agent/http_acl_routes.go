@@ -192,6 +192,8 @@ var routeNeeds = func() map[string]routeNeed {
 	m["GET /v1/agent/monitor"] = agentRead
 	m["GET /v1/client/metadata"] = nodeRead
 	writes("/v1/client/metadata", nodeWrite)
+	// The web UI's files are public, as Nomad's (http_ui.go).
+	m["GET /{$}"], m["GET /ui/"] = public, public
 	return m
 }()
 

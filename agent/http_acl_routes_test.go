@@ -13,7 +13,7 @@ import (
 // TestEveryRouteDeclaresACL: every route the agent serves declares what
 // it needs of a token, and every declaration names a served route.
 func TestEveryRouteDeclaresACL(t *testing.T) {
-	s := newHTTPServer(httpDeps{RPC: newFakeRPC(), ACLEnabled: true, EnableDebug: true})
+	s := newHTTPServer(httpDeps{RPC: newFakeRPC(), ACLEnabled: true, EnableDebug: true, UIEnabled: true})
 	if len(s.undeclared) > 0 {
 		t.Fatalf("routes without an ACL need in routeNeeds: %v", s.undeclared)
 	}
@@ -28,7 +28,7 @@ func TestEveryRouteDeclaresACL(t *testing.T) {
 // servedPatterns registers the routes again with a recording mux.
 func servedPatterns(t *testing.T) map[string]bool {
 	t.Helper()
-	s := newHTTPServer(httpDeps{RPC: newFakeRPC(), EnableDebug: true}) // enable_debug: its /debug/pprof routes too
+	s := newHTTPServer(httpDeps{RPC: newFakeRPC(), EnableDebug: true, UIEnabled: true}) // enable_debug and ui: their routes too
 	out := map[string]bool{}
 	for p := range routeNeeds {
 		m, path, _ := strings.Cut(p, " ")
@@ -42,7 +42,10 @@ func servedPatterns(t *testing.T) map[string]bool {
 
 var pathParam = regexp.MustCompile(`\{[a-z]+\}`)
 
-func fillPath(p string) string { return pathParam.ReplaceAllString(p, "x-id") }
+// "{$}" ends a pattern (GET /{$}: the root alone) and fills with nothing.
+func fillPath(p string) string {
+	return pathParam.ReplaceAllString(strings.ReplaceAll(p, "{$}", ""), "x-id")
+}
 
 // holdingPolicy is a policy granting exactly need.
 func holdingPolicy(n routeNeed) string {

@@ -36,6 +36,7 @@ type Config struct {
 	ACL    ACLConfig      // the acl block (validate_acl.go)
 
 	Telemetry Telemetry // the telemetry block (telemetry.go)
+	UI        UI        // the ui block (ui.go)
 
 	// Plugins is the plugin blocks by name: plugin "raw_exec" { config { enabled = true } }.
 	Plugins map[string]*PluginConfig
@@ -213,6 +214,7 @@ func DefaultConfig() *Config {
 		ACL: ACLConfig{TokenTTL: 30 * time.Second, PolicyTTL: 30 * time.Second, RoleTTL: 30 * time.Second,
 			TokenMinExpirationTTL: time.Minute, TokenMaxExpirationTTL: 24 * time.Hour},
 		Telemetry: DefaultTelemetry(),
+		UI:        DefaultUI(),
 	}
 }
 

@@ -19,7 +19,7 @@ import (
 )
 
 // sectionBlocks are the unlabeled blocks whose arguments are "<block>.<name>" keys.
-var sectionBlocks = map[string]bool{"advertise": true, "addresses": true, "ports": true, "server": true, "client": true, "tls": true, "autopilot": true, "limits": true, "acl": true, "telemetry": true}
+var sectionBlocks = map[string]bool{"advertise": true, "addresses": true, "ports": true, "server": true, "client": true, "tls": true, "autopilot": true, "limits": true, "acl": true, "telemetry": true, "ui": true}
 
 // LoadFile reads one HCL agent config file. The result holds only what the
 // file sets (overlay it with DefaultConfig().Merge(f) or DevConfig().Merge(f)).

@@ -16,7 +16,7 @@ type field struct {
 
 // fields lists every keyed field of c; LoadFile, Merge and Validate share it.
 func (c *Config) fields() []field {
-	return append(append(append(append(append(append(c.limitsFields(), c.artifactFields()...), c.networkFields()...), c.gcFields()...), c.telemetryFields()...), c.autopilotFields()...), []field{
+	return append(append(append(append(append(append(c.limitsFields(), c.artifactFields()...), c.networkFields()...), c.gcFields()...), c.telemetryFields()...), c.autopilotFields()...), append(c.uiFields(), []field{
 		{"name", &c.Name}, {"region", &c.Region}, {"datacenter", &c.Datacenter},
 		{"data_dir", &c.DataDir}, {"bind_addr", &c.BindAddr}, {"log_level", &c.LogLevel},
 		{"advertise.http", &c.Advertise.HTTP}, {"advertise.rpc", &c.Advertise.RPC}, {"advertise.serf", &c.Advertise.Serf},
@@ -51,7 +51,7 @@ func (c *Config) fields() []field {
 		{"server.event_buffer_size", &c.Server.EventBufferSize},
 		{"enable_debug", &c.EnableDebug},
 		{"server.raft_boltdb.no_freelist_sync", &c.Server.RaftBoltNoFreelistSync},
-	}...)
+	}...)...)
 }
 
 // Merge returns a new config: c overlaid with o. A field of o wins when o's
