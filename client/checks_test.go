@@ -48,7 +48,7 @@ func checkedAlloc(nodeID, id, dir string, port int) *structs.Allocation {
 
 func TestServiceChecksRegisterAndRestart(t *testing.T) {
 	if _, err := os.Stat("/bin/busybox"); err != nil {
-		t.Skip("busybox is not installed (scripts/setup.sh installs it)")
+		t.Fatal("/bin/busybox is missing: install busybox-static (scripts/setup.sh test)")
 	}
 	srv := clienttest.NewFakeServer()
 	defer srv.Close()
@@ -141,7 +141,7 @@ func TestServiceChecksRegisterAndRestart(t *testing.T) {
 // client comes back.
 func TestServiceChecksAcrossClientRestart(t *testing.T) {
 	if _, err := os.Stat("/bin/busybox"); err != nil {
-		t.Skip("busybox is not installed (scripts/setup.sh installs it)")
+		t.Fatal("/bin/busybox is missing: install busybox-static (scripts/setup.sh test)")
 	}
 	srv := clienttest.NewFakeServer()
 	defer srv.Close()

@@ -68,7 +68,7 @@ func batchAlloc(nodeID, id string, cfg map[string]any, jobType string) *structs.
 // come after the start (each plugin is run once), with a re-registration.
 func TestCNIVersionsAfterStart(t *testing.T) {
 	if _, err := os.Stat("/usr/lib/cni/bridge"); err != nil {
-		t.Skip("CNI plugins not installed (scripts/setup.sh test)")
+		t.Fatal("CNI plugins missing: install containernetworking-plugins (scripts/setup.sh test)")
 	}
 	srv := clienttest.NewFakeServer()
 	defer srv.Close()

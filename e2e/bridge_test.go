@@ -165,7 +165,7 @@ func startBridgeClient(t *testing.T, name string) *bridgeClient {
 		t.Skip("bridge networking needs root")
 	}
 	if _, err := os.Stat("/usr/lib/cni/bridge"); err != nil {
-		t.Skip("CNI plugins not installed (scripts/setup.sh test)")
+		t.Fatal("CNI plugins missing: install containernetworking-plugins (scripts/setup.sh test)")
 	}
 	b := make([]byte, 3)
 	rand.Read(b)

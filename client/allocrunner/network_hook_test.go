@@ -14,6 +14,7 @@ import (
 	"github.com/nomadish/nomadish/client/allocrunner"
 	"github.com/nomadish/nomadish/client/clienttest"
 	"github.com/nomadish/nomadish/client/network"
+	"github.com/nomadish/nomadish/client/network/networktest"
 	"github.com/nomadish/nomadish/client/state"
 	"github.com/nomadish/nomadish/client/taskrunner"
 	"github.com/nomadish/nomadish/drivers/base"
@@ -31,12 +32,7 @@ type netEnv struct {
 
 func newNetEnv(t *testing.T) *netEnv {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root to create network namespaces")
-	}
-	if ok, why := (network.Config{}).BridgeAvailable(); !ok {
-		t.Skip("bridge mode unavailable: " + why)
-	}
+	networktest.NeedBridge(t, network.Config{})
 	b := make([]byte, 3)
 	rand.Read(b)
 	cfg := network.Config{BridgeName: "nma" + hex.EncodeToString(b), BridgeSubnet: fmt.Sprintf("10.%d.%d.0/24", 160+b[1]%20, b[0]),

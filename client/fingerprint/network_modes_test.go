@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/nomadish/nomadish/client/network"
+	"github.com/nomadish/nomadish/client/network/networktest"
 	"github.com/nomadish/nomadish/structs"
 )
 
@@ -62,9 +63,7 @@ func TestHostNetworkResources(t *testing.T) {
 // CNI plugins and a conflist dir of the test's.
 func TestFingerprintNodeNetworks(t *testing.T) {
 	cfg := network.Config{ConfigDir: t.TempDir()}
-	if ok, why := cfg.BridgeAvailable(); !ok {
-		t.Skip("bridge mode unavailable here: " + why)
-	}
+	networktest.NeedBridge(t, cfg)
 	conf := `{"cniVersion": "1.0.0", "name": "mynet", "plugins": [{"type": "loopback"}]}`
 	if err := os.WriteFile(filepath.Join(cfg.ConfigDir, "mynet.conflist"), []byte(conf), 0o644); err != nil {
 		t.Fatal(err)

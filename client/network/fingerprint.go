@@ -100,15 +100,24 @@ func ParsePluginVersion(about string) string {
 // are in the CNI path and the bridge kernel module is loaded, built in or
 // loadable. The second value says what is missing.
 func (c Config) BridgeAvailable() (bool, string) {
-	for _, p := range BridgePlugins {
-		if c.FindPlugin(p) == "" {
-			return false, "CNI plugin " + p + " not in cni_path " + c.WithDefaults().CNIPath
-		}
+	if why := c.MissingBridgePlugin(); why != "" {
+		return false, why
 	}
 	if !bridgeModule() {
 		return false, "the bridge kernel module is not loaded and cannot be loaded"
 	}
 	return true, ""
+}
+
+// MissingBridgePlugin names the first of BridgePlugins not in the
+// cni_path ("" when all are there).
+func (c Config) MissingBridgePlugin() string {
+	for _, p := range BridgePlugins {
+		if c.FindPlugin(p) == "" {
+			return "CNI plugin " + p + " not in cni_path " + c.WithDefaults().CNIPath
+		}
+	}
+	return ""
 }
 
 // bridgeModule reports whether the kernel has bridge support: the module

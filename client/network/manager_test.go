@@ -13,20 +13,9 @@ import (
 	"testing"
 
 	"github.com/nomadish/nomadish/client/network"
+	"github.com/nomadish/nomadish/client/network/networktest"
 	"github.com/nomadish/nomadish/structs"
 )
-
-// needNetAdmin skips unless the test can really make namespaces and run
-// the CNI plugins (root, plugins in the default cni_path).
-func needNetAdmin(t *testing.T) {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root to create network namespaces")
-	}
-	if ok, why := (network.Config{}).BridgeAvailable(); !ok {
-		t.Skip("bridge mode unavailable: " + why)
-	}
-}
 
 // testConfig is a bridge of the test's own (name and /24 subnet picked at
 // random), removed with its leases at the end, so tests run side by side.
@@ -81,7 +70,7 @@ func listed(name string) bool {
 }
 
 func TestNamespaceCreateDelete(t *testing.T) {
-	needNetAdmin(t)
+	networktest.NeedBridge(t, network.Config{})
 	id := "nstest-" + randomID()
 	path := network.NamespacePath(id)
 	if err := network.CreateNamespace(path); err != nil {
@@ -115,7 +104,7 @@ func TestNamespaceCreateDelete(t *testing.T) {
 }
 
 func TestBridgeSetupTeardown(t *testing.T) {
-	needNetAdmin(t)
+	networktest.NeedBridge(t, network.Config{})
 	cfg := testConfig(t)
 	m := network.NewManager(cfg)
 	ctx := context.Background()
@@ -165,7 +154,7 @@ func TestBridgeSetupTeardown(t *testing.T) {
 }
 
 func TestNoneAndUserCNIModes(t *testing.T) {
-	needNetAdmin(t)
+	networktest.NeedBridge(t, network.Config{})
 	cfg := testConfig(t)
 	cfg.ConfigDir = t.TempDir()
 	user, err := network.BridgeConflist(cfg) // a user conflist: the same plugins on the test's bridge
@@ -218,7 +207,7 @@ func TestNoneAndUserCNIModes(t *testing.T) {
 // name that no record describes (the client crashed right after making
 // it) is replaced, not an error.
 func TestSetupReplacesUnrecordedNamespace(t *testing.T) {
-	needNetAdmin(t)
+	networktest.NeedBridge(t, network.Config{})
 	cfg := testConfig(t)
 	m := network.NewManager(cfg)
 	id := "stale-" + randomID()
@@ -244,7 +233,7 @@ func TestSetupReplacesUnrecordedNamespace(t *testing.T) {
 }
 
 func TestSetupFailureCleansUp(t *testing.T) {
-	needNetAdmin(t)
+	networktest.NeedBridge(t, network.Config{})
 	cfg := testConfig(t)
 	cfg.CNIPath = t.TempDir() // no plugins: ADD fails after the namespace was made
 	m := network.NewManager(cfg)

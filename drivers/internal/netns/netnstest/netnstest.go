@@ -15,15 +15,15 @@ import (
 
 // New creates a named namespace with its loopback up and returns its file
 // (/var/run/netns/<name>) and the "net:[inode]" a process in it sees as
-// its /proc/self/ns/net link. It skips the test when not root or when
-// iproute2 is absent.
+// its /proc/self/ns/net link. It skips the test when not root, and fails
+// it when iproute2 (installed by scripts/setup.sh test) is absent.
 func New(t testing.TB) (path, link string) {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("network namespaces need root")
 	}
 	if _, err := exec.LookPath("ip"); err != nil {
-		t.Skip("iproute2 (ip) is not installed")
+		t.Fatal("ip is missing: install iproute2 (scripts/setup.sh test)")
 	}
 	name := fmt.Sprintf("nomadish-test-%d-%d", os.Getpid(), time.Now().UnixNano())
 	if out, err := exec.Command("ip", "netns", "add", name).CombinedOutput(); err != nil {
