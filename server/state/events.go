@@ -101,36 +101,34 @@ func appendChangeEvents(out []structs.Event, kind string, c *memdb.Change) []str
 	case tableNodes:
 		return appendNodeEvents(out, kind, c)
 	case tableNodePools:
-		typ, obj := structs.TypeNodePoolUpserted, c.After
-		if deleted {
-			typ, obj = structs.TypeNodePoolDeleted, c.Before
-		}
+		typ, obj := writtenOrDeleted(c, structs.TypeNodePoolUpserted, structs.TypeNodePoolDeleted)
 		p := obj.(*structs.NodePool)
 		return append(out, structs.Event{Topic: structs.TopicNodePool, Type: typ, Key: p.Name, Payload: &structs.NodePoolEvent{NodePool: p}})
 	case tableServiceRegistrations:
-		typ, obj := structs.TypeServiceRegistration, c.After
-		if deleted {
-			typ, obj = structs.TypeServiceDeregistration, c.Before
-		}
+		typ, obj := writtenOrDeleted(c, structs.TypeServiceRegistration, structs.TypeServiceDeregistration)
 		r := obj.(*structs.ServiceRegistration)
 		return append(out, structs.Event{Topic: structs.TopicService, Type: typ, Key: r.ID, Namespace: r.Namespace,
 			FilterKeys: []string{r.JobID, r.ServiceName}, Payload: &structs.ServiceRegistrationStreamEvent{Service: r}})
 	case tableACLTokens:
-		typ, obj := structs.TypeACLTokenUpserted, c.After
-		if deleted {
-			typ, obj = structs.TypeACLTokenDeleted, c.Before
-		}
+		typ, obj := writtenOrDeleted(c, structs.TypeACLTokenUpserted, structs.TypeACLTokenDeleted)
 		t := obj.(*structs.ACLToken)
 		return append(out, structs.Event{Topic: structs.TopicACLToken, Type: typ, Key: t.AccessorID, Payload: &structs.ACLTokenEvent{ACLToken: t}})
 	case tableACLPolicies:
-		typ, obj := structs.TypeACLPolicyUpserted, c.After
-		if deleted {
-			typ, obj = structs.TypeACLPolicyDeleted, c.Before
-		}
+		typ, obj := writtenOrDeleted(c, structs.TypeACLPolicyUpserted, structs.TypeACLPolicyDeleted)
 		p := obj.(*structs.ACLPolicy)
 		return append(out, structs.Event{Topic: structs.TopicACLPolicy, Type: typ, Key: p.Name, Payload: &structs.ACLPolicyEvent{ACLPolicy: p}})
 	}
 	return out
+}
+
+// writtenOrDeleted returns the event type and object of a change to a
+// table whose writes and deletes are events of their own: up and the new
+// object, or del and the deleted one.
+func writtenOrDeleted(c *memdb.Change, up, del string) (string, any) {
+	if c.Deleted() {
+		return del, c.Before
+	}
+	return up, c.After
 }
 
 // appendNodeEvents names a node change: registered (or kind), deregistered,
