@@ -11,7 +11,8 @@
 #                           images of the qemu and docker tests), qemu and a kernel
 #                           image (qemu driver tests), iproute2 and iptables (the
 #                           partition test), protoc (`make proto`), and the CNI
-#                           plugins (bridge networking tests).
+#                           plugins (bridge networking tests), chromium (the web
+#                           UI's browser tests, headless).
 #
 # Idempotent: when everything is present it prints nothing. apt's progress is
 # shown, and a held apt/dpkg lock (unattended-upgrades on a fresh machine) is
@@ -45,6 +46,8 @@ test)
 	command -v iptables >/dev/null 2>&1 || need+=(iptables)
 	# Bridge networking: the CNI plugins in /usr/lib/cni.
 	[ -x /usr/lib/cni/bridge ] || need+=(containernetworking-plugins)
+	# The web UI's browser tests drive headless Chromium (chromedp).
+	command -v chromium >/dev/null 2>&1 || need+=(chromium)
 	;;
 *)
 	echo "usage: $0 dev|test" >&2
