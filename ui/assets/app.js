@@ -4,6 +4,7 @@
 import { el } from "./dom.js";
 import { jobsPage } from "./jobs.js";
 import { jobPage } from "./job.js";
+import { allocPage } from "./alloc.js";
 import { tokenPage } from "./token.js";
 
 const comingSoon = (title) => (main) => {
@@ -17,6 +18,7 @@ const routes = [
   [/^\/?$/, () => navigate("/ui/jobs", true)],
   [/^\/jobs\/?$/, jobsPage, "jobs"],
   [/^\/jobs\/([^/]+)\/?$/, jobPage, "jobs"],
+  [/^\/allocations\/([^/]+)\/?$/, allocPage, "jobs"],
   [/^\/clients(\/.*)?$/, comingSoon("Clients"), "clients"],
   [/^\/topology\/?$/, comingSoon("Topology"), "topology"],
   [/^\/evaluations\/?$/, comingSoon("Evaluations"), "evaluations"],

@@ -75,7 +75,7 @@ export function jobPage(main, { params, query, signal }) {
     signal, onError,
     onData: (list) => {
       const rows = (list || []).slice().sort((a, b) => (b.CreateIndex || 0) - (a.CreateIndex || 0)).map((a) =>
-        el("tr", {}, el("td", {}, el("code", { title: a.ID }, shortID(a.ID))), el("td", {}, a.TaskGroup),
+        el("tr", {}, el("td", {}, el("a", { href: `/ui/allocations/${encodeURIComponent(a.ID)}` }, el("code", { title: a.ID }, shortID(a.ID)))), el("td", {}, a.TaskGroup),
           el("td", {}, el("code", { title: a.NodeID }, a.NodeName || shortID(a.NodeID))),
           el("td", {}, a.DesiredStatus), el("td", {}, statusBadge(a.ClientStatus)),
           el("td", { class: "num" }, a.JobVersion ?? "")));
