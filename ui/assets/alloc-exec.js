@@ -81,7 +81,13 @@ export function execPanel(id, pageSignal) {
       if (!exited) status.textContent = e.reason ? `Closed: ${e.reason}` : `Disconnected (${e.code === 1006 ? "the agent refused or dropped the connection" : `code ${e.code}`}).`;
     });
   });
-  close.addEventListener("click", () => ws?.close(1000));
+  close.addEventListener("click", () => {
+    const s = ws;
+    ws = null;
+    setConnected(false);
+    status.textContent = "Disconnected.";
+    s?.close(1000);
+  });
   interrupt.addEventListener("click", () => { sendText("\x03"); line.focus(); });
   line.addEventListener("keydown", (e) => {
     if (e.key === "Enter") { e.preventDefault(); sendText(`${line.value}\n`); line.value = ""; }
