@@ -2,8 +2,11 @@
 // (GET /v1/client/allocation/<id>/exec?task=&command=[...]&tty=true, as
 // `alloc exec`): input frames {stdin:{data:base64}} and {tty_size:{...}},
 // output frames {stdout:{data}}, {stderr:{data}} and {exited, result}.
+// With an ACL token the URL adds ws_handshake=true and the first frame is
+// {version:1, auth_token}, as Nomad's UI (a WebSocket can't carry headers).
 // A <pre> shows the output (escape sequences removed); an input line
 // sends what is typed with Enter.
+import { getToken } from "./api.js";
 import { el } from "./dom.js";
 
 // ANSI/VT escape sequences (colours, cursor moves, titles) and bells.
@@ -51,8 +54,9 @@ export function execPanel(id, pageSignal) {
     } catch (err) { status.textContent = `The command is not a JSON array: ${err.message}`; return; }
     if (!argv.length || !argv[0]) { status.textContent = "Name a command to run."; return; }
     const proto = location.protocol === "https:" ? "wss:" : "ws:";
+    const token = getToken();
     const url = `${proto}//${location.host}/v1/client/allocation/${encodeURIComponent(id)}/exec` +
-      `?task=${encodeURIComponent(task.value)}&tty=true&command=${encodeURIComponent(JSON.stringify(argv))}`;
+      `?task=${encodeURIComponent(task.value)}&tty=true&command=${encodeURIComponent(JSON.stringify(argv))}${token ? "&ws_handshake=true" : ""}`;
     out.textContent = "";
     status.textContent = "Connecting…";
     let exited = false;
@@ -60,6 +64,7 @@ export function execPanel(id, pageSignal) {
     ws = sock;
     setConnected(true);
     sock.addEventListener("open", () => {
+      if (token) send({ version: 1, auth_token: token });
       status.textContent = `Connected to ${task.value}`;
       send({ tty_size: { height: 40, width: 120 } });
       line.focus();
