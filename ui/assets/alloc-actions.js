@@ -6,7 +6,8 @@ import { el, errorBox, shortID } from "./dom.js";
 
 const SIGNALS = ["SIGHUP", "SIGINT", "SIGQUIT", "SIGTERM", "SIGUSR1", "SIGUSR2", "SIGKILL"];
 
-export function actionsBar(id, signal, errors) {
+export function actionsBar(id, signal) {
+  const errors = el("div"); // its own: the live updates clear the page's
   const base = `/v1/client/allocation/${encodeURIComponent(id)}`;
   const task = el("select", { id: "alloc-action-task" }, el("option", { value: "" }, "All tasks"));
   const sig = el("select", { id: "alloc-action-signal" }, SIGNALS.map((s) => el("option", { value: s }, s)));
@@ -62,6 +63,6 @@ export function actionsBar(id, signal, errors) {
     el("div", { class: "toolbar" },
       el("label", { for: "alloc-action-task" }, "Task", task), restart,
       el("label", { for: "alloc-action-signal" }, "Signal", sig), send, stop),
-    notice);
+    notice, errors);
   return { node, update };
 }

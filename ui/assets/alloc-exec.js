@@ -83,7 +83,10 @@ export function execPanel(id, pageSignal) {
       if (ws !== sock) return;
       ws = null;
       setConnected(false);
-      if (!exited) status.textContent = e.reason ? `Closed: ${e.reason}` : `Disconnected (${e.code === 1006 ? "the agent refused or dropped the connection" : `code ${e.code}`}).`;
+      if (exited) return;
+      if (e.code >= 4000 && e.code < 5000) status.textContent = `Refused (${e.code - 4000}): ${e.reason}`;
+      else if (e.reason) status.textContent = `Closed: ${e.reason}`;
+      else status.textContent = `Disconnected (${e.code === 1006 ? "the agent refused or dropped the connection" : `code ${e.code}`}).`;
     });
   });
   close.addEventListener("click", () => {

@@ -78,7 +78,7 @@ export function allocPage(main, { params, signal }) {
   const header = el("div", { class: "toolbar" }, el("h1", {}, "Allocation ", el("code", { title: id }, shortID(id))));
   const facts = el("div");
   const tasks = el("div", { class: "task-cards" });
-  const actions = actionsBar(id, signal, errors);
+  const actions = actionsBar(id, signal);
   const resources = resourcesPanel(id, signal);
   const logs = logsPanel(id, signal);
   const exec = execPanel(id, signal);

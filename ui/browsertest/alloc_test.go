@@ -1,6 +1,7 @@
 package browsertest
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -51,4 +52,30 @@ func TestAllocPageStop(t *testing.T) {
 	if a.DesiredStatus != "stop" {
 		t.Fatalf("DesiredStatus = %q after Stop, want stop", a.DesiredStatus)
 	}
+}
+
+// Restart and Signal of one task go through the client API and show up in
+// the task's event timeline.
+func TestAllocPageRestartAndSignal(t *testing.T) {
+	id := UniqueID("ui-alloc-ctl")
+	// The task prints a line on SIGUSR1 instead of dying of it.
+	dev.RunJob(t, strings.Replace(sleeperJob(id, "ctl"), "exec sleep 600",
+		"trap 'echo got-usr1' USR1; while true; do sleep 1; done", 1))
+	allocs := dev.WaitRunning(t, id)
+	t.Cleanup(func() { dev.CLIResult(t, "job", "stop", "-purge", id) })
+
+	p := OpenPage(t, "/ui/allocations/"+allocs[0])
+	p.WaitText(".task-card h3", "running")
+	p.WaitText("#alloc-action-task option", "sleep")
+	p.Run(chromedp.SetValue("#alloc-action-task", "sleep", chromedp.ByQuery),
+		chromedp.SetValue("#alloc-action-signal", "SIGUSR1", chromedp.ByQuery))
+	p.Click(".alloc-actions button:nth-of-type(2)") // Send signal
+	p.WaitText(".alloc-actions p", "Sending SIGUSR1 to task sleep: done")
+	p.WaitText(".task-card .events", "Signaling")
+	p.WaitText(".log-view", "got-usr1")
+
+	p.Click(".alloc-actions button:nth-of-type(1)") // Restart
+	p.WaitText(".alloc-actions p", "Restarting task sleep: done")
+	p.WaitText(".task-card .events", "Restart Signaled")
+	p.WaitText(".task-card h3", "running")
 }
