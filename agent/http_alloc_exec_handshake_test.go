@@ -107,3 +107,69 @@ func TestAllocExecWithoutHandshakeNeedsHeaderToken(t *testing.T) {
 	}
 	conn.Close()
 }
+
+// A handshake session for another node's allocation is relayed to that
+// node's client over the tunnel, the token going along in the headers
+// (both agents check it).
+func TestAllocExecHandshakeForwarded(t *testing.T) {
+	checkToken := func(f *fakeRPC, seen *[]string) {
+		f.on(structs.ACLAllowAllocOperationRPC, func(args, _ any) error {
+			tok := args.(*structs.ACLAllowAllocRequest).AuthToken
+			*seen = append(*seen, tok)
+			if tok != "secret" {
+				return structs.ErrPermissionDenied
+			}
+			return nil
+		})
+	}
+	back, backRPC := logsServer("n2", nil)
+	remote := &fakeExecer{fakeLogs: &fakeLogs{nodeID: "n2"}}
+	back.Logs = remote
+	var backSeen, frontSeen []string
+	checkToken(backRPC, &backSeen)
+	tunnel := httptest.NewServer(tunnelHandler(back))
+	t.Cleanup(tunnel.Close)
+	front, frontRPC := logsServer("n2", nil)
+	front.Logs = &fakeExecer{fakeLogs: &fakeLogs{nodeID: "n1"}}
+	checkToken(frontRPC, &frontSeen)
+	var asked []string
+	front.Nodes = tcpDialer(tunnel, &asked)
+	srv := httptest.NewServer(front)
+	t.Cleanup(srv.Close)
+
+	conn := dialExec(t, srv, "ws_handshake=true")
+	for _, f := range []any{
+		wsHandshakeMessage{Version: 1, AuthToken: "secret"},
+		structs.ExecStreamingInput{Stdin: &structs.ExecStreamingIOOperation{Data: []byte("far\n")}},
+		structs.ExecStreamingInput{Stdin: &structs.ExecStreamingIOOperation{Close: true}},
+	} {
+		if err := conn.WriteJSON(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got strings.Builder
+	for {
+		var out structs.ExecStreamingOutput
+		if err := conn.ReadJSON(&out); err != nil {
+			t.Fatalf("no exit frame after %q: %v", got.String(), err)
+		}
+		if out.Stdout != nil {
+			got.Write(out.Stdout.Data)
+		}
+		if out.Exited {
+			if out.Result == nil || out.Result.ExitCode != 7 {
+				t.Fatalf("exit frame %+v", out)
+			}
+			break
+		}
+	}
+	if _, _, err := conn.ReadMessage(); !websocket.IsCloseError(err, websocket.CloseNormalClosure) {
+		t.Fatalf("after the exit frame: %v, want the node's normal close", err)
+	}
+	if got.String() != "far\n" || len(remote.got) == 0 || len(asked) != 1 || asked[0] != "n2" {
+		t.Fatalf("stdout %q, remote exec %v, dialed %v", got.String(), remote.got, asked)
+	}
+	if strings.Join(frontSeen, ",") != "secret" || strings.Join(backSeen, ",") != "secret" {
+		t.Fatalf("tokens checked: front %q, node %q", frontSeen, backSeen)
+	}
+}

@@ -54,13 +54,14 @@ func TestAllocPageStop(t *testing.T) {
 	}
 }
 
-// Restart and Signal of one task go through the client API and show up in
+// The stdout/stderr switch shows the other stream; Restart and Signal
+// of one task go through the client API and show up in
 // the task's event timeline.
 func TestAllocPageRestartAndSignal(t *testing.T) {
 	id := UniqueID("ui-alloc-ctl")
 	// The task prints a line on SIGUSR1 instead of dying of it.
 	dev.RunJob(t, strings.Replace(sleeperJob(id, "ctl"), "exec sleep 600",
-		"trap 'echo got-usr1' USR1; while true; do sleep 1; done", 1))
+		"echo err-ctl >&2; trap 'echo got-usr1' USR1; while true; do sleep 1; done", 1))
 	allocs := dev.WaitRunning(t, id)
 	t.Cleanup(func() { dev.CLIResult(t, "job", "stop", "-purge", id) })
 
@@ -73,6 +74,10 @@ func TestAllocPageRestartAndSignal(t *testing.T) {
 	p.WaitText(".alloc-actions p", "Sending SIGUSR1 to task sleep: done")
 	p.WaitText(".task-card .events", "Signaling")
 	p.WaitText(".log-view", "got-usr1")
+	p.Run(chromedp.SetValue("#logs-type", "stderr", chromedp.ByQuery),
+		chromedp.Evaluate(`document.querySelector("#logs-type").dispatchEvent(new Event("change"))`, nil))
+	p.WaitText(".log-view", "err-ctl")
+	p.WaitGone(".log-view", "got-usr1")
 
 	p.Click(".alloc-actions button:nth-of-type(1)") // Restart
 	p.WaitText(".alloc-actions p", "Restarting task sleep: done")
