@@ -51,6 +51,14 @@ function factsList(a) {
   return dl;
 }
 
+// taskBadge shows a task's state; a dead task is "failed" or "complete"
+// in colour, as its Failed flag says.
+function taskBadge(st) {
+  const state = st?.State || "pending";
+  if (state !== "dead") return statusBadge(state);
+  return el("span", { class: `status status-${st.Failed ? "failed" : "complete"}` }, st.Failed ? "dead (failed)" : "dead (complete)");
+}
+
 function taskCard(name, st) {
   const events = (st?.Events || []).slice().reverse(); // newest first
   const rows = events.map((e) => el("tr", {},
@@ -60,7 +68,7 @@ function taskCard(name, st) {
   if (!rows.length) rows.push(el("tr", {}, el("td", { colspan: 3, class: "muted" }, "No events yet.")));
   const hid = `task-${name}-h`;
   return el("section", { class: "task-card", "aria-labelledby": hid },
-    el("h3", { id: hid }, name, " ", statusBadge(st?.State || "pending"), st?.Failed ? el("span", { class: "status status-failed" }, " failed") : ""),
+    el("h3", { id: hid }, name, " ", taskBadge(st)),
     el("dl", { class: "facts inline" },
       el("dt", {}, "Restarts"), el("dd", {}, st?.Restarts ?? 0),
       el("dt", {}, "Started"), el("dd", {}, fmtTime(st?.StartedAt) || "—"),
