@@ -184,7 +184,7 @@ func (a *Agent) get(path string, out any) error {
 
 // GetJSON GETs path from the agent and decodes the answer into out; a
 // failure or a non-2xx answer fails t.
-func (a *Agent) GetJSON(t *testing.T, path string, out any) {
+func (a *Agent) GetJSON(t testing.TB, path string, out any) {
 	t.Helper()
 	if err := a.get(path, out); err != nil {
 		t.Fatal(err)
@@ -193,7 +193,7 @@ func (a *Agent) GetJSON(t *testing.T, path string, out any) {
 
 // CLIResult runs `nomadish args...` against the agent and returns its
 // combined output and exit code.
-func (a *Agent) CLIResult(t *testing.T, args ...string) (string, int) {
+func (a *Agent) CLIResult(t testing.TB, args ...string) (string, int) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -214,7 +214,7 @@ func (a *Agent) CLIResult(t *testing.T, args ...string) (string, int) {
 }
 
 // CLI runs `nomadish args...` against the agent; a non-zero exit fails t.
-func (a *Agent) CLI(t *testing.T, args ...string) string {
+func (a *Agent) CLI(t testing.TB, args ...string) string {
 	t.Helper()
 	out, code := a.CLIResult(t, args...)
 	if code != 0 {
@@ -224,7 +224,7 @@ func (a *Agent) CLI(t *testing.T, args ...string) string {
 }
 
 // RunJob writes hcl to a file and runs `job run -detach` on it.
-func (a *Agent) RunJob(t *testing.T, hcl string) {
+func (a *Agent) RunJob(t testing.TB, hcl string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "job.nomad.hcl")
 	if err := os.WriteFile(path, []byte(hcl), 0o644); err != nil {
@@ -235,7 +235,7 @@ func (a *Agent) RunJob(t *testing.T, hcl string) {
 
 // WaitRunning waits up to 60 s until the job has allocations and every
 // one of them runs, and returns their IDs.
-func (a *Agent) WaitRunning(t *testing.T, jobID string) []string {
+func (a *Agent) WaitRunning(t testing.TB, jobID string) []string {
 	t.Helper()
 	last := ""
 	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
