@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -18,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/nomadish/nomadish/internal/testbin"
 )
 
 // bin is the nomadish binary TestMain builds; dev the agent it starts.
@@ -35,41 +36,13 @@ type Agent struct {
 	done    chan struct{}
 }
 
-// buildBinary runs `go build -o out` at the module root.
-func buildBinary(out string) error {
-	root, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil {
-		return err
-	}
-	cmd := exec.Command("go", "build", "-o", out, ".")
-	cmd.Dir = filepath.Dir(strings.TrimSpace(string(root)))
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("%v: %s", err, b)
-	}
-	return nil
-}
-
-// freePorts returns n distinct ports that were free a moment ago.
-func freePorts(n int) ([]int, error) {
-	var ports []int
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		defer l.Close()
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	return ports, nil
-}
-
 // startDevAgent starts `agent -dev` with its data dir under dir, on free
 // ports, in its own process group, and waits for a leader and a ready node.
 func startDevAgent(dir string) (*Agent, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	ports, err := freePorts(3)
+	ports, err := testbin.FreePorts(3)
 	if err != nil {
 		return nil, err
 	}
