@@ -24,7 +24,7 @@ const th = (text, cls) => el("th", { scope: "col", class: cls }, text);
 export function overviewSection(root, ctx) {
   const facts = el("dl", { class: "facts" });
   const groups = el("tbody");
-  const allocs = el("tbody");
+  const allocs = el("tbody", { class: "allocs" });
   const controls = new Map(); // group name -> its scale control, kept across redraws
   let summary = null;
 
