@@ -89,7 +89,8 @@ func TestJobsPageShowsRunningJob(t *testing.T) {
 }
 
 // The job page shows the job running; Stop job (confirmed) stops it: the
-// API says Stop and dead, and the page follows to dead.
+// API says Stop and dead, and the page follows to dead. Start job runs it
+// again.
 func TestJobPageStopsJob(t *testing.T) {
 	id := UniqueID("ui-stop")
 	dev.RunJob(t, webJob(id, "a", 1))
@@ -103,6 +104,10 @@ func TestJobPageStopsJob(t *testing.T) {
 	waitJob(t, id, "stopped and dead", func(j jobState) bool { return j.Stop && j.Status == "dead" })
 	p.WaitText(".job-head", "dead")
 	p.WaitText(".job-head", "Start job")
+	p.Click(".job-head button.primary")
+	waitJob(t, id, "started again", func(j jobState) bool { return !j.Stop })
+	dev.WaitRunning(t, id)
+	p.WaitText(".job-head", "running")
 	dev.CLI(t, "job", "stop", "-purge", id)
 }
 
@@ -174,5 +179,52 @@ func TestJobScaleGroup(t *testing.T) {
 	p.poll("two running allocations on the page", `Array.from(document.querySelectorAll("#overview tbody.allocs tr"))
 		.filter((r) => r.innerText.includes("running")).length === 2`)
 	p.Screenshot("job-scaled")
+	dev.CLI(t, "job", "stop", "-purge", id)
+}
+
+// canaryJob is webJob with one canary per update, healthy from its task
+// states after a second.
+func canaryJob(id, foo string) string {
+	return strings.Replace(webJob(id, foo, 1), `    count = 1
+`, `    count = 1
+    update {
+      canary           = 1
+      health_check     = "task_states"
+      min_healthy_time = "1s"
+      healthy_deadline = "1m"
+    }
+`, 1)
+}
+
+// A changed job with a canary: the deployments section shows the group's
+// canary and Promote; a click promotes it (the API says so); the
+// evaluations section lists the job's evaluations.
+func TestJobDeploymentPromoteAndEvals(t *testing.T) {
+	id := UniqueID("ui-deploy")
+	dev.RunJob(t, canaryJob(id, "a"))
+	dev.WaitRunning(t, id)
+	dev.RunJob(t, canaryJob(id, "b"))
+	p := OpenPage(t, "/ui/jobs/"+id+"#deployments")
+	p.WaitText("#deployments", "of version 1")
+	p.poll("one healthy canary of one", `Array.from(document.querySelectorAll("#deployments tbody tr")).some((r) =>
+		r.innerText.includes("web") && r.innerText.includes("1 / 1") && r.cells[3]?.innerText === "1")`)
+	p.Screenshot("job-deployments")
+	p.Click(`#deployments button.primary`)
+	var dep struct {
+		Status     string
+		TaskGroups map[string]struct{ Promoted bool }
+	}
+	for deadline := time.Now().Add(60 * time.Second); !dep.TaskGroups["web"].Promoted; time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("deployment of %s not promoted after 60s: %+v", id, dep)
+		}
+		dev.GetJSON(t, "/v1/job/"+id+"/deployment", &dep)
+	}
+	p.poll("the group promoted on the page", `Array.from(document.querySelectorAll("#deployments tbody tr")).some((r) =>
+		r.innerText.includes("web") && r.cells[6]?.innerText === "yes")`)
+	p.Click(`a[href="#evaluations"]`)
+	p.WaitText("#evaluations tbody", "job-register")
+	p.WaitText("#evaluations tbody", "complete")
+	p.Screenshot("job-evaluations")
 	dev.CLI(t, "job", "stop", "-purge", id)
 }
