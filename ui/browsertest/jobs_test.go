@@ -228,3 +228,23 @@ func TestJobDeploymentPromoteAndEvals(t *testing.T) {
 	p.Screenshot("job-evaluations")
 	dev.CLI(t, "job", "stop", "-purge", id)
 }
+
+// A job no node can run: its evaluation's placement failures name the
+// failed constraint, on the evaluations section and in a plan.
+func TestJobEvaluationsShowPlacementFailures(t *testing.T) {
+	id := UniqueID("ui-unplaceable")
+	dev.RunJob(t, strings.Replace(webJob(id, "a", 1), `  group "web" {`, `  constraint {
+    attribute = "${attr.kernel.name}"
+    value     = "plan9"
+  }
+  group "web" {`, 1))
+	p := OpenPage(t, "/ui/jobs/"+id+"#evaluations")
+	p.WaitText("#evaluations tbody", "nodes evaluated")
+	p.WaitText("#evaluations tbody", "plan9")
+	p.Click(`a[href="#definition"]`)
+	p.poll("the job's JSON in the text area", `document.getElementById("job-spec").value.includes('"plan9"')`)
+	p.Click(`#definition button[type="submit"]`)
+	p.WaitText("#definition .plan-out", "Placement failures")
+	p.WaitText("#definition .plan-out", "plan9")
+	dev.CLI(t, "job", "stop", "-purge", id)
+}
