@@ -60,7 +60,8 @@ const kind = { Added: "added", Deleted: "removed", Edited: "changed" };
 
 function changeRow(type, field, oldV, newV) {
   return el("tr", { class: `diff-${type}` },
-    el("td", { class: "diff-mark", "aria-label": type }, mark[type] || ""),
+    el("td", { class: "diff-mark" }, el("span", { "aria-hidden": "true" }, mark[type] || ""),
+      el("span", { class: "visually-hidden" }, kind[type] || type)),
     el("th", { scope: "row" }, el("code", {}, field)),
     el("td", {}, oldV === "" ? "" : el("code", { class: "diff-old" }, oldV)),
     el("td", {}, newV === "" ? "" : el("code", { class: "diff-new" }, newV)));

@@ -33,7 +33,8 @@ export function evalsSection(root, ctx) {
       const list = (evals || []).slice().sort((a, b) => (b.CreateIndex || 0) - (a.CreateIndex || 0)).map((e) => {
         const queued = Object.entries(e.QueuedAllocations || {}).filter(([, n]) => n).map(([g, n]) => `${g}: ${n} queued`);
         return el("tr", {},
-          el("td", {}, el("code", { title: e.ID }, shortID(e.ID))), el("td", {}, when(e.CreateTime)),
+          el("td", {}, el("a", { href: `/ui/evaluations?currentEval=${encodeURIComponent(e.ID)}`, title: e.ID },
+            el("code", {}, shortID(e.ID)))), el("td", {}, when(e.CreateTime)),
           el("td", {}, e.TriggeredBy),
           el("td", {}, statusBadge(e.Status), e.StatusDescription ? el("div", { class: "muted" }, e.StatusDescription) : "",
             e.BlockedEval ? el("div", { class: "muted" }, "blocked eval ", el("code", {}, shortID(e.BlockedEval))) : ""),

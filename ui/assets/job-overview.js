@@ -5,7 +5,6 @@
 import { watch } from "./api.js";
 import { el, shortID, statusBadge } from "./dom.js";
 import { groupCounts, summaryCell } from "./jobs.js";
-import { jobStatus } from "./job.js";
 import { scaleControl } from "./job-scale.js";
 
 // taskLine describes one task: "web (docker; 500 MHz, 256 MiB, 2 cores)".
@@ -17,6 +16,12 @@ export function taskLine(t) {
   if (r.MemoryMB) res.push(`${r.MemoryMB} MiB${r.MemoryMaxMB ? ` (max ${r.MemoryMaxMB})` : ""}`);
   if (r.DiskMB) res.push(`${r.DiskMB} MB disk`);
   return `${t.Name} (${t.Driver}${res.length ? `; ${res.join(", ")}` : ""})`;
+}
+
+// jobStatus is the status shown: a stopped job whose allocations still run
+// is "stopping".
+export function jobStatus(j) {
+  return j.Stop && j.Status !== "dead" ? "stopping" : j.Status;
 }
 
 const th = (text, cls) => el("th", { scope: "col", class: cls }, text);

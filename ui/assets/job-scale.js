@@ -36,7 +36,7 @@ export function scaleControl(ctx, group) {
       input.min = String(min);
       if (s && s.Max > 0) input.max = String(s.Max);
       else input.removeAttribute("max");
-      hint.textContent = s ? `${min}–${s.Max > 0 ? s.Max : "∞"}` : "";
+      hint.textContent = s ? `min ${min}${s.Max > 0 ? `, max ${s.Max}` : ""}` : "";
       if (!dirty && document.activeElement !== input) input.value = String(g.Count);
       input.disabled = button.disabled = !!job.Stop;
     },

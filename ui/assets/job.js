@@ -4,7 +4,7 @@
 // query on the job that every section shares through ctx.onJob.
 import { request, watch } from "./api.js";
 import { el, errorBox, shortID, statusBadge } from "./dom.js";
-import { overviewSection } from "./job-overview.js";
+import { jobStatus, overviewSection } from "./job-overview.js";
 import { versionsSection } from "./job-versions.js";
 import { deploymentsSection } from "./job-deployments.js";
 import { evalsSection } from "./job-evals.js";
@@ -17,12 +17,6 @@ const sections = [
   ["evaluations", "Evaluations", evalsSection],
   ["definition", "Definition", definitionSection],
 ];
-
-// jobStatus is what the header shows: a stopped job whose allocations
-// still run is "stopping".
-export function jobStatus(j) {
-  return j.Stop && j.Status !== "dead" ? "stopping" : j.Status;
-}
 
 export function jobPage(main, { params, query, signal }) {
   const id = params[0];
