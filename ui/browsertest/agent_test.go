@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -18,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/nomadish/nomadish/internal/testbin"
 )
 
 // bin is the nomadish binary TestMain builds; dev the agent it starts.
@@ -35,41 +36,13 @@ type Agent struct {
 	done    chan struct{}
 }
 
-// buildBinary runs `go build -o out` at the module root.
-func buildBinary(out string) error {
-	root, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil {
-		return err
-	}
-	cmd := exec.Command("go", "build", "-o", out, ".")
-	cmd.Dir = filepath.Dir(strings.TrimSpace(string(root)))
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("%v: %s", err, b)
-	}
-	return nil
-}
-
-// freePorts returns n distinct ports that were free a moment ago.
-func freePorts(n int) ([]int, error) {
-	var ports []int
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		defer l.Close()
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	return ports, nil
-}
-
 // startDevAgent starts `agent -dev` with its data dir under dir, on free
 // ports, in its own process group, and waits for a leader and a ready node.
 func startDevAgent(dir string) (*Agent, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	ports, err := freePorts(3)
+	ports, err := testbin.FreePorts(3)
 	if err != nil {
 		return nil, err
 	}
@@ -184,7 +157,7 @@ func (a *Agent) get(path string, out any) error {
 
 // GetJSON GETs path from the agent and decodes the answer into out; a
 // failure or a non-2xx answer fails t.
-func (a *Agent) GetJSON(t *testing.T, path string, out any) {
+func (a *Agent) GetJSON(t testing.TB, path string, out any) {
 	t.Helper()
 	if err := a.get(path, out); err != nil {
 		t.Fatal(err)
@@ -193,7 +166,7 @@ func (a *Agent) GetJSON(t *testing.T, path string, out any) {
 
 // CLIResult runs `nomadish args...` against the agent and returns its
 // combined output and exit code.
-func (a *Agent) CLIResult(t *testing.T, args ...string) (string, int) {
+func (a *Agent) CLIResult(t testing.TB, args ...string) (string, int) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -214,7 +187,7 @@ func (a *Agent) CLIResult(t *testing.T, args ...string) (string, int) {
 }
 
 // CLI runs `nomadish args...` against the agent; a non-zero exit fails t.
-func (a *Agent) CLI(t *testing.T, args ...string) string {
+func (a *Agent) CLI(t testing.TB, args ...string) string {
 	t.Helper()
 	out, code := a.CLIResult(t, args...)
 	if code != 0 {
@@ -224,7 +197,7 @@ func (a *Agent) CLI(t *testing.T, args ...string) string {
 }
 
 // RunJob writes hcl to a file and runs `job run -detach` on it.
-func (a *Agent) RunJob(t *testing.T, hcl string) {
+func (a *Agent) RunJob(t testing.TB, hcl string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "job.nomad.hcl")
 	if err := os.WriteFile(path, []byte(hcl), 0o644); err != nil {
@@ -235,7 +208,7 @@ func (a *Agent) RunJob(t *testing.T, hcl string) {
 
 // WaitRunning waits up to 60 s until the job has allocations and every
 // one of them runs, and returns their IDs.
-func (a *Agent) WaitRunning(t *testing.T, jobID string) []string {
+func (a *Agent) WaitRunning(t testing.TB, jobID string) []string {
 	t.Helper()
 	last := ""
 	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+	"github.com/nomadish/nomadish/internal/testbin"
 )
 
 // browser is the one headless Chromium the tests share; each Page is a
@@ -26,7 +27,7 @@ func testMain(m *testing.M) int {
 	}
 	defer os.RemoveAll(tmp)
 	bin = filepath.Join(tmp, "nomadish")
-	if err := buildBinary(bin); err != nil {
+	if err := testbin.Build(bin); err != nil {
 		fmt.Fprintln(os.Stderr, "browsertest: building nomadish:", err)
 		return 1
 	}

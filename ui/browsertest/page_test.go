@@ -18,7 +18,7 @@ import (
 
 // Page is one browser tab on the dev agent's UI.
 type Page struct {
-	T   *testing.T
+	T   testing.TB
 	Ctx context.Context
 
 	mu       sync.Mutex
@@ -31,7 +31,7 @@ type Page struct {
 // exception or violated its Content-Security-Policy. Failed HTTP answers
 // (a 403 the page shows) are the page's business, not errors here.
 // confirm() and alert() dialogs are accepted.
-func OpenPage(t *testing.T, path string) *Page {
+func OpenPage(t testing.TB, path string) *Page {
 	t.Helper()
 	ctx, cancel := chromedp.NewContext(browser)
 	ctx, cancelTimeout := context.WithTimeout(ctx, 3*time.Minute)
@@ -70,7 +70,9 @@ func OpenPage(t *testing.T, path string) *Page {
 			t.Errorf("page %s: %s", path, pr)
 		}
 	})
-	p.Run(runtime.Enable(), cdplog.Enable(), chromedp.Navigate(dev.Addr+path))
+	// A tab in the background is hidden: it would neither paint nor report
+	// paint timings. Each test's tab comes to the front.
+	p.Run(page.BringToFront(), runtime.Enable(), cdplog.Enable(), chromedp.Navigate(dev.Addr+path))
 	p.waitRendered()
 	return p
 }
