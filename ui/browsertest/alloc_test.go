@@ -35,14 +35,18 @@ func TestAllocPageLogsStateResourcesExec(t *testing.T) {
 	p.WaitText(".alloc-exec .live", "exited with code 3")
 }
 
-// Stop on the allocation page (after the confirm) stops the allocation.
+// The job page links its allocations here; Stop on the allocation page
+// (after the confirm) stops the allocation.
 func TestAllocPageStop(t *testing.T) {
 	id := UniqueID("ui-alloc-stop")
 	dev.RunJob(t, sleeperJob(id, "stop-me"))
 	allocs := dev.WaitRunning(t, id)
 	t.Cleanup(func() { dev.CLIResult(t, "job", "stop", "-purge", id) })
 
-	p := OpenPage(t, "/ui/allocations/"+allocs[0])
+	// Reached from the job page's allocation link.
+	p := OpenPage(t, "/ui/jobs/"+id)
+	p.Click(`a[href="/ui/allocations/` + allocs[0] + `"]`)
+	p.WaitText("#main h1", "Allocation "+allocs[0][:8])
 	p.WaitText(".task-card h3", "running")
 	p.Click(".alloc-actions button.danger")
 	p.WaitText(".alloc-actions p", "done")
