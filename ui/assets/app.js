@@ -5,6 +5,12 @@ import { el } from "./dom.js";
 import { jobsPage } from "./jobs.js";
 import { jobPage } from "./job.js";
 import { tokenPage } from "./token.js";
+import { evaluationsPage } from "./evaluations.js";
+import { evaluationPage } from "./evaluation.js";
+import { deploymentsPage, deploymentPage } from "./deployments.js";
+import { serversPage } from "./servers.js";
+import { variablesPage } from "./variables.js";
+import { servicesPage } from "./services.js";
 
 const comingSoon = (title) => (main) => {
   main.replaceChildren(el("h1", {}, title),
@@ -19,8 +25,13 @@ const routes = [
   [/^\/jobs\/([^/]+)\/?$/, jobPage, "jobs"],
   [/^\/clients(\/.*)?$/, comingSoon("Clients"), "clients"],
   [/^\/topology\/?$/, comingSoon("Topology"), "topology"],
-  [/^\/evaluations\/?$/, comingSoon("Evaluations"), "evaluations"],
-  [/^\/servers(\/.*)?$/, comingSoon("Servers"), "servers"],
+  [/^\/evaluations\/?$/, evaluationsPage, "evaluations"],
+  [/^\/evaluations\/([^/]+)\/?$/, evaluationPage, "evaluations"],
+  [/^\/deployments\/?$/, deploymentsPage, "deployments"],
+  [/^\/deployments\/([^/]+)\/?$/, deploymentPage, "deployments"],
+  [/^\/servers(?:\/([^/]+))?\/?$/, serversPage, "servers"],
+  [/^\/variables(?:\/(.+?))?\/?$/, variablesPage, "variables"],
+  [/^\/services(?:\/([^/]+))?\/?$/, servicesPage, "services"],
   [/^\/settings\/tokens\/?$/, tokenPage, "settings"],
 ];
 
