@@ -47,8 +47,10 @@ export function evaluationPage(main, { params, signal }) {
   const onError = (err) => errors.replaceChildren(errorBox(err));
   let ev = null;
   let jobWatch = null;
-  const drawRelated = (jobEvals) => {
-    if (!ev) return;
+  let jobEvals = null;
+  const drawRelated = (list) => {
+    if (list) jobEvals = list;
+    if (!ev || !jobEvals) return;
     const rel = (e) => (e.ID === ev.PreviousEval ? "previous" : e.ID === ev.NextEval ? "next"
       : e.ID === ev.BlockedEval ? "blocked" : e.PreviousEval === ev.ID ? "follow-up" : "same job");
     const rows = (jobEvals || []).filter((e) => e.ID !== ev.ID)
@@ -79,6 +81,7 @@ export function evaluationPage(main, { params, signal }) {
         watch(`/v1/job/${encodeURIComponent(e.JobID)}/evaluations?namespace=${encodeURIComponent(e.Namespace)}`,
           { signal, onError, onData: drawRelated });
       }
+      drawRelated();
     },
   });
   watch(`/v1/evaluation/${encodeURIComponent(id)}/allocations`, {

@@ -2,6 +2,7 @@
 // more" follows X-Nomad-NextToken), narrowed by a go-bexpr filter the
 // server applies (?filter=), the first page live through blocking queries.
 import { el, errorBox, statusBadge } from "./dom.js";
+import { evaluationPage } from "./evaluation.js";
 import { evalLink, fill, jobLink, nanoTime, nodeLink, pagedRequest, table, watchPaged } from "./listutil.js";
 
 const PER_PAGE = 50;
@@ -15,6 +16,8 @@ function evalRow(e) {
 }
 
 export function evaluationsPage(main, { query, signal }) {
+  // Nomad's UI links one evaluation as /ui/evaluations?currentEval=<id>.
+  if (query.get("currentEval")) return evaluationPage(main, { params: [query.get("currentEval")], signal });
   const filter = el("input", { type: "text", id: "eval-filter", value: query.get("filter") || "",
     placeholder: 'Status == "blocked"', autocomplete: "off", spellcheck: "false" });
   const form = el("form", { class: "toolbar", role: "search" },
