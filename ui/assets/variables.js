@@ -118,7 +118,7 @@ function variablePage(main, path, ns, signal) {
   const notice = el("p", { "aria-live": "polite", class: "muted" });
   const edit = el("button", { type: "button", disabled: true }, "Edit");
   const del = el("button", { type: "button", class: "danger", disabled: true }, "Delete");
-  const { table: t, body } = table("items-h", ["Key", "Value", ""]);
+  const { table: t, body } = table("items-h", ["Key", "Value", "Action"]);
   main.replaceChildren(el("p", {}, el("a", { href: "/ui/variables" }, "← Variables")),
     el("div", { class: "toolbar" }, el("h1", {}, path), edit, del), notice, errors, info, editor,
     el("h2", { id: "items-h" }, "Items"), t);
