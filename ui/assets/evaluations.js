@@ -1,11 +1,11 @@
-// /ui/evaluations: every evaluation, newest first, 50 a page ("Load
+// /ui/evaluations: every evaluation, newest first, 50 a page (?per_page=; "Load
 // more" follows X-Nomad-NextToken), narrowed by a go-bexpr filter the
 // server applies (?filter=), the first page live through blocking queries.
 import { el, errorBox, statusBadge } from "./dom.js";
 import { evaluationPage } from "./evaluation.js";
 import { evalLink, fill, jobLink, nanoTime, nodeLink, pagedRequest, table, watchPaged } from "./listutil.js";
 
-const PER_PAGE = 50;
+const PER_PAGE = 50; // ?per_page= on the page's URL changes it
 
 function evalRow(e) {
   return el("tr", { "data-eval": e.ID },
@@ -18,6 +18,7 @@ function evalRow(e) {
 export function evaluationsPage(main, { query, signal }) {
   // Nomad's UI links one evaluation as /ui/evaluations?currentEval=<id>.
   if (query.get("currentEval")) return evaluationPage(main, { params: [query.get("currentEval")], signal });
+  const perPage = Math.max(1, Math.min(1000, Number(query.get("per_page")) || PER_PAGE));
   const filter = el("input", { type: "text", id: "eval-filter", value: query.get("filter") || "",
     placeholder: 'Status == "blocked"', autocomplete: "off", spellcheck: "false" });
   const form = el("form", { class: "toolbar", role: "search" },
@@ -34,7 +35,7 @@ export function evaluationsPage(main, { query, signal }) {
   let extra = [];
   let next = "";
   const base = () => {
-    const p = new URLSearchParams({ namespace: "*", per_page: String(PER_PAGE), reverse: "true" });
+    const p = new URLSearchParams({ namespace: "*", per_page: String(perPage), reverse: "true" });
     if (filter.value.trim()) p.set("filter", filter.value.trim());
     return `/v1/evaluations?${p}`;
   };

@@ -2,6 +2,7 @@ package browsertest
 
 import (
 	"fmt"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -193,5 +194,57 @@ func TestListsDeployments(t *testing.T) {
 		dev.GetJSON(t, "/v1/deployment/"+dep.ID, &dep)
 	}
 	p.poll("promoted on the page", `document.querySelector('#main tr[data-group="web"]').cells[6].innerText === "yes"`)
+	dev.CLI(t, "job", "stop", "-purge", id)
+}
+
+// Load more follows the server's next token: with one evaluation a page,
+// a job's two evaluations take two pages.
+func TestListsEvaluationsLoadMore(t *testing.T) {
+	id := UniqueID("ui-evalpage")
+	dev.RunJob(t, webJob(id, "a", 1))
+	dev.RunJob(t, webJob(id, "b", 1))
+	var evals []struct{ ID string }
+	for deadline := time.Now().Add(30 * time.Second); len(evals) < 2; time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("job %s has %d evaluations, want 2", id, len(evals))
+		}
+		dev.GetJSON(t, "/v1/job/"+id+"/evaluations", &evals)
+	}
+	p := OpenPage(t, "/ui/evaluations?per_page=1&filter="+url.QueryEscape(fmt.Sprintf(`JobID == %q`, id)))
+	rows := `document.querySelectorAll("#main tbody tr[data-eval]").length`
+	p.poll("one evaluation on the first page", rows+" === 1")
+	p.Click(`#main button:not([type="submit"])`)
+	p.poll("a second evaluation after Load more", rows+" === 2")
+	dev.CLI(t, "job", "stop", "-purge", id)
+}
+
+// Fail on a deployment's page fails it through the API.
+func TestListsDeploymentFail(t *testing.T) {
+	id := UniqueID("ui-depfail")
+	dev.RunJob(t, canaryJob(id, "a"))
+	dev.WaitRunning(t, id)
+	dev.RunJob(t, canaryJob(id, "b"))
+	var dep struct {
+		ID         string
+		JobVersion uint64
+		Status     string
+	}
+	for deadline := time.Now().Add(60 * time.Second); dep.JobVersion != 1; time.Sleep(200 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no deployment of version 1 of %s: %+v", id, dep)
+		}
+		dev.GetJSON(t, "/v1/job/"+id+"/deployment", &dep)
+	}
+	p := OpenPage(t, "/ui/deployments/"+dep.ID)
+	p.WaitText("#main .facts", "running")
+	p.Click(`#main .toolbar button.danger`)
+	for deadline := time.Now().Add(60 * time.Second); dep.Status != "failed"; time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("deployment %s not failed after 60s: %+v", dep.ID, dep)
+		}
+		dev.GetJSON(t, "/v1/deployment/"+dep.ID, &dep)
+	}
+	p.WaitText("#main .facts", "failed")
+	p.poll("Fail hidden once failed", `document.querySelector("#main .toolbar button.danger").hidden`)
 	dev.CLI(t, "job", "stop", "-purge", id)
 }
