@@ -6,6 +6,12 @@ import { jobsPage } from "./jobs.js";
 import { jobPage } from "./job.js";
 import { allocPage } from "./alloc.js";
 import { tokenPage } from "./token.js";
+import { evaluationsPage } from "./evaluations.js";
+import { evaluationPage } from "./evaluation.js";
+import { deploymentsPage, deploymentPage } from "./deployments.js";
+import { serversPage } from "./servers.js";
+import { variablesPage } from "./variables.js";
+import { servicesPage } from "./services.js";
 
 const comingSoon = (title) => (main) => {
   main.replaceChildren(el("h1", {}, title),
@@ -21,8 +27,13 @@ const routes = [
   [/^\/allocations\/([^/]+)\/?$/, allocPage, "jobs"],
   [/^\/clients(\/.*)?$/, comingSoon("Clients"), "clients"],
   [/^\/topology\/?$/, comingSoon("Topology"), "topology"],
-  [/^\/evaluations\/?$/, comingSoon("Evaluations"), "evaluations"],
-  [/^\/servers(\/.*)?$/, comingSoon("Servers"), "servers"],
+  [/^\/evaluations\/?$/, evaluationsPage, "evaluations"],
+  [/^\/evaluations\/([^/]+)\/?$/, evaluationPage, "evaluations"],
+  [/^\/deployments\/?$/, deploymentsPage, "deployments"],
+  [/^\/deployments\/([^/]+)\/?$/, deploymentPage, "deployments"],
+  [/^\/servers(?:\/([^/]+))?\/?$/, serversPage, "servers"],
+  [/^\/variables(?:\/(.+?))?\/?$/, variablesPage, "variables"],
+  [/^\/services(?:\/([^/]+))?\/?$/, servicesPage, "services"],
   [/^\/settings\/tokens\/?$/, tokenPage, "settings"],
 ];
 
