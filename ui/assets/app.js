@@ -5,6 +5,8 @@ import { el } from "./dom.js";
 import { jobsPage } from "./jobs.js";
 import { jobPage } from "./job.js";
 import { tokenPage } from "./token.js";
+import { clientsPage } from "./clients.js";
+import { clientPage } from "./client.js";
 
 const comingSoon = (title) => (main) => {
   main.replaceChildren(el("h1", {}, title),
@@ -17,7 +19,8 @@ const routes = [
   [/^\/?$/, () => navigate("/ui/jobs", true)],
   [/^\/jobs\/?$/, jobsPage, "jobs"],
   [/^\/jobs\/([^/]+)\/?$/, jobPage, "jobs"],
-  [/^\/clients(\/.*)?$/, comingSoon("Clients"), "clients"],
+  [/^\/clients\/?$/, clientsPage, "clients"],
+  [/^\/clients\/([^/]+)\/?$/, clientPage, "clients"],
   [/^\/topology\/?$/, comingSoon("Topology"), "topology"],
   [/^\/evaluations\/?$/, comingSoon("Evaluations"), "evaluations"],
   [/^\/servers(\/.*)?$/, comingSoon("Servers"), "servers"],
