@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/nomadish/nomadish/internal/testbin"
 )
 
 // fastTTL is the server block that keeps heartbeat TTLs short, so a killed
@@ -264,7 +266,7 @@ func checkLostAllocs(t *testing.T, addr, lostID, lost2 string) {
 // on. The caller kills it.
 func startClientOf(t *testing.T, dir, name, dc string, servers []string) *serverProc {
 	t.Helper()
-	ports, err := freePorts(3)
+	ports, err := testbin.FreePorts(3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -306,7 +308,7 @@ plugin "raw_exec" {
 // reaches it through another server.
 func TestClientFailsOverToAnotherServer(t *testing.T) {
 	base := agentsDir(t)
-	ports, err := freePorts(9)
+	ports, err := testbin.FreePorts(9)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/nomad/api"
+	"github.com/nomadish/nomadish/internal/testbin"
 )
 
 // fwdJob is a raw_exec service pinned to the node named node: it prints
@@ -55,7 +56,7 @@ type fwdCluster struct {
 func startFwdCluster(t *testing.T) *fwdCluster {
 	t.Helper()
 	base := agentsDir(t)
-	ports, err := freePorts(3)
+	ports, err := testbin.FreePorts(3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +90,7 @@ func startFwdCluster(t *testing.T) *fwdCluster {
 	// Client b advertises an HTTP address nothing listens on, as a client
 	// behind NAT: only its tunnel reaches it (and the official client,
 	// which tries the node's address first, falls back to the server).
-	unreachable, err := freePorts(1)
+	unreachable, err := testbin.FreePorts(1)
 	if err != nil {
 		t.Fatal(err)
 	}

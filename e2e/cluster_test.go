@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/nomadish/nomadish/internal/testbin"
 )
 
 // clusterServer is one server agent of a test cluster: its config is kept so
@@ -30,7 +32,7 @@ type clusterServer struct {
 // when the test ends.
 func startSerfCluster(t *testing.T, n int, extra ...string) []*clusterServer {
 	t.Helper()
-	ports, err := freePorts(3 * n)
+	ports, err := testbin.FreePorts(3 * n)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,16 +7,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/nomadish/nomadish/internal/testbin"
 )
 
 var (
@@ -46,7 +46,7 @@ func testMain(m *testing.M) (code int) {
 		}
 	}()
 	bin = filepath.Join(tmp, "nomadish")
-	if err := buildBinary(bin); err != nil {
+	if err := testbin.Build(bin); err != nil {
 		fmt.Fprintln(os.Stderr, "e2e: building nomadish:", err)
 		return 1
 	}
@@ -67,59 +67,6 @@ func testMain(m *testing.M) (code int) {
 	return code
 }
 
-// buildBinary runs `go build -o out` at the module root.
-func buildBinary(out string) error {
-	root, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil {
-		return err
-	}
-	cmd := exec.Command("go", "build", "-o", out, ".")
-	cmd.Dir = filepath.Dir(strings.TrimSpace(string(root)))
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("%v: %s", err, b)
-	}
-	return nil
-}
-
-// handedOut holds every port freePorts returned in this run: the kernel
-// may offer a closed port again before the agent it was meant for binds
-// it, and two agents must never be handed the same one.
-var (
-	handedOutMu sync.Mutex
-	handedOut   = map[int]bool{}
-)
-
-// freePorts returns n ports that were free a moment ago (listen on :0,
-// close) and that no earlier call returned.
-func freePorts(n int) ([]int, error) {
-	handedOutMu.Lock()
-	defer handedOutMu.Unlock()
-	var ports []int
-	var held []net.Listener
-	defer func() {
-		for _, l := range held {
-			l.Close()
-		}
-	}()
-	for len(ports) < n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		held = append(held, l)
-		if len(held) > 100*n {
-			return nil, fmt.Errorf("freePorts: no fresh port in %d tries", len(held))
-		}
-		p := l.Addr().(*net.TCPAddr).Port
-		if handedOut[p] {
-			continue
-		}
-		handedOut[p] = true
-		ports = append(ports, p)
-	}
-	return ports, nil
-}
-
 // agentProc is a running agent process.
 type agentProc struct {
 	cmd     *exec.Cmd
@@ -136,7 +83,7 @@ func startAgent(dir string, devMode bool, servers string, extra ...string) (*age
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	ports, err := freePorts(3)
+	ports, err := testbin.FreePorts(3)
 	if err != nil {
 		return nil, err
 	}

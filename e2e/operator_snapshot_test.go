@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nomadish/nomadish/internal/testbin"
 )
 
 // A real single server agent (on-disk raft): `operator raft list-peers`
@@ -14,7 +16,7 @@ import (
 // snapshot restore`: the jobs registered after the save are gone, the ones
 // before are there, and writes go on.
 func TestOperatorSnapshotRoundTrip(t *testing.T) {
-	ports, err := freePorts(3)
+	ports, err := testbin.FreePorts(3)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/nomadish/nomadish/internal/testbin"
 )
 
 // serverProc is one server-only agent started by startServerAgent: its
@@ -133,7 +135,7 @@ func startRaftCluster(t *testing.T, n int, serverLines ...string) []*serverProc 
 // server's config (top-level blocks such as acl { ... }).
 func startRaftClusterWith(t *testing.T, n int, top string, serverLines ...string) []*serverProc {
 	t.Helper()
-	ports, err := freePorts(3 * n)
+	ports, err := testbin.FreePorts(3 * n)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	nomadapi "github.com/hashicorp/nomad/api"
+	"github.com/nomadish/nomadish/internal/testbin"
 )
 
 // tlsPKI runs `nomadish tls ca create` and `tls cert create` in dir: a
@@ -57,7 +58,7 @@ func startConfiguredAgent(t *testing.T, dir, body string) *agentProc {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	ports, err := freePorts(3)
+	ports, err := testbin.FreePorts(3)
 	if err != nil {
 		t.Fatal(err)
 	}
