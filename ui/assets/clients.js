@@ -26,7 +26,7 @@ export function clientsPage(main, { query, signal }) {
   const body = el("tbody");
   const errors = el("div");
   const head = el("tr", {},
-    ["Name", "Status", "Eligibility", "Drain", "Pool", "Class", "Datacenter", "Address"].map((h) => el("th", { scope: "col" }, h)),
+    ["Name", "Status", "Eligibility", "Pool", "Class", "Datacenter", "Address"].map((h) => el("th", { scope: "col" }, h)),
     el("th", { scope: "col", class: "num" }, "Allocs"),
     DIMS.map(([, h, unit]) => el("th", { scope: "col" }, `${h}${unit ? ` (${unit})` : ""}`)));
   main.replaceChildren(el("h1", {}, "Clients"),
@@ -55,8 +55,8 @@ export function clientsPage(main, { query, signal }) {
       return el("tr", { "data-node": n.ID },
         el("td", {}, el("a", { href: `/ui/clients/${encodeURIComponent(n.ID)}` }, n.Name || shortID(n.ID)),
           el("div", { class: "muted mono" }, shortID(n.ID))),
-        el("td", {}, statusBadge(n.Status)), el("td", {}, n.SchedulingEligibility),
-        el("td", {}, n.Drain ? el("strong", {}, "draining") : "no"),
+        el("td", {}, statusBadge(n.Status)),
+        el("td", {}, n.SchedulingEligibility, n.Drain ? el("div", {}, el("strong", {}, "draining")) : null),
         el("td", {}, n.NodePool), el("td", {}, n.NodeClass || el("span", { class: "muted" }, "none")),
         el("td", {}, n.Datacenter), el("td", { class: "mono" }, n.Address),
         el("td", { class: "num" }, allocs.has(n.ID) ? running : "…"),
@@ -64,7 +64,7 @@ export function clientsPage(main, { query, signal }) {
           meter({ label, unit, allocated: al[k], used: k === "cores" ? undefined : u[k], capacity: cap[k], compact: true }))));
     });
     if (!rows.length) {
-      rows.push(el("tr", {}, el("td", { colspan: 8 + 1 + DIMS.length, class: "muted" },
+      rows.push(el("tr", {}, el("td", { colspan: 7 + 1 + DIMS.length, class: "muted" },
         nodes.length ? "No client matches the filter." : "No clients have registered.")));
     }
     body.replaceChildren(...rows);

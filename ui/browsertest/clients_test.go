@@ -78,7 +78,7 @@ func TestClientTopologyMapShowsHeldCore(t *testing.T) {
 			`(() => { const m = document.querySelector('%s [data-dim="%s"] .meter'); return !!m && Number(m.dataset.allocated) > 0 && m.dataset.used !== "" && Number(m.dataset.capacity) > 0; })()`,
 			row, dim))
 	}
-	list.WaitText(row, "allocated")
+	list.WaitText(row, "alloc")
 	list.WaitText(row, "used")
 	list.Screenshot("clients")
 }
