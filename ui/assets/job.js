@@ -1,87 +1,123 @@
-// /ui/jobs/<id>: the job's facts, its groups with their summary counts,
-// its allocations (live, blocking queries) and a Stop button.
+// /ui/jobs/<id>: the page shell. A header with the job's status and its
+// Stop / Start button, section tabs kept in the URL's hash (#overview,
+// #versions, #deployments, #evaluations, #definition), and the blocking
+// query on the job that every section shares through ctx.onJob.
 import { request, watch } from "./api.js";
 import { el, errorBox, shortID, statusBadge } from "./dom.js";
-import { groupCounts, summaryCell } from "./jobs.js";
+import { jobStatus, overviewSection } from "./job-overview.js";
+import { versionsSection } from "./job-versions.js";
+import { deploymentsSection } from "./job-deployments.js";
+import { evalsSection } from "./job-evals.js";
+import { definitionSection } from "./job-plan.js";
+
+const sections = [
+  ["overview", "Overview", overviewSection],
+  ["versions", "Versions", versionsSection],
+  ["deployments", "Deployments", deploymentsSection],
+  ["evaluations", "Evaluations", evalsSection],
+  ["definition", "Definition", definitionSection],
+];
 
 export function jobPage(main, { params, query, signal }) {
   const id = params[0];
   const ns = query.get("namespace") || "default";
-  const base = `/v1/job/${encodeURIComponent(id)}`;
-  const q = `?namespace=${encodeURIComponent(ns)}`;
   const errors = el("div");
-  const facts = el("dl", { class: "facts" });
-  const groups = el("tbody");
-  const allocs = el("tbody");
-  const stop = el("button", { type: "button", class: "danger", disabled: true }, "Stop job");
-  const notice = el("p", { "aria-live": "polite", class: "muted" });
-  let summary = null;
-  let job = null;
-
-  const drawGroups = () => {
-    if (!job) return;
-    groups.replaceChildren(...(job.TaskGroups || []).map((g) => {
-      const c = groupCounts({ Summary: { [g.Name]: summary?.Summary?.[g.Name] || {} } });
-      return el("tr", {}, el("td", {}, g.Name), el("td", { class: "num" }, g.Count),
-        el("td", {}, (g.Tasks || []).map((t) => `${t.Name} (${t.Driver})`).join(", ")), el("td", {}, summaryCell(c)));
-    }));
+  const notice = el("p", { "aria-live": "polite", class: "muted notice" });
+  const listeners = [];
+  const ctx = {
+    id, ns, signal, job: null,
+    base: `/v1/job/${encodeURIComponent(id)}`,
+    q: `?namespace=${encodeURIComponent(ns)}`,
+    onJob(fn) { listeners.push(fn); if (ctx.job) fn(ctx.job); },
+    showError(err) { errors.replaceChildren(errorBox(err)); },
+    clearError() { errors.replaceChildren(); },
+    notice(text) { notice.textContent = text; },
+    // write sends a change and reports it; false when it failed.
+    async write(path, body, method = "POST") {
+      try {
+        const { body: reply } = await request(path, { method, body, signal });
+        errors.replaceChildren();
+        return reply || {};
+      } catch (err) {
+        notice.textContent = "";
+        errors.replaceChildren(errorBox(err));
+        return null;
+      }
+    },
   };
 
+  const badge = el("span", { class: "job-badge" });
+  const stop = el("button", { type: "button", class: "danger", disabled: true }, "Stop job");
+  const start = el("button", { type: "button", class: "primary", hidden: true }, "Start job");
   stop.addEventListener("click", async () => {
     if (!confirm(`Stop job "${id}"? Its allocations will be stopped.`)) return;
     stop.disabled = true;
-    notice.textContent = "Stopping…";
-    try {
-      const { body } = await request(base + q, { method: "DELETE", signal });
-      notice.textContent = `Stop requested (evaluation ${shortID(body?.EvalID)}).`;
-    } catch (err) {
-      notice.textContent = "";
-      errors.replaceChildren(errorBox(err));
-      stop.disabled = false;
-    }
+    ctx.notice("Stopping…");
+    const reply = await ctx.write(ctx.base + ctx.q, undefined, "DELETE");
+    if (reply) ctx.notice(`Stop requested (evaluation ${shortID(reply.EvalID)}).`);
+    else stop.disabled = false;
   });
+  // Start registers the stopped job again with Stop unset, as Nomad's UI does.
+  start.addEventListener("click", async () => {
+    if (!ctx.job) return;
+    start.disabled = true;
+    ctx.notice("Starting…");
+    const job = { ...ctx.job, Stop: false };
+    const reply = await ctx.write(ctx.base + ctx.q, { Job: job });
+    if (reply) ctx.notice(`Start requested (evaluation ${shortID(reply.EvalID)}).`);
+    start.disabled = false;
+  });
+
+  const tabs = el("ul", { class: "job-tabs" });
+  const panels = el("div");
+  const started = new Set();
+  const select = (name, focus = false) => {
+    if (!sections.some(([n]) => n === name)) name = "overview";
+    for (const [n, , build] of sections) {
+      const panel = panels.querySelector(`#${n}`);
+      const link = tabs.querySelector(`a[href="#${n}"]`);
+      const on = n === name;
+      panel.hidden = !on;
+      if (on) link.setAttribute("aria-current", "true");
+      else link.removeAttribute("aria-current");
+      if (on && !started.has(n)) {
+        started.add(n);
+        build(panel.querySelector(".job-section"), ctx);
+      }
+      if (on && focus) panel.focus();
+    }
+  };
+  for (const [name, label] of sections) {
+    tabs.append(el("li", {}, el("a", {
+      href: `#${name}`,
+      onclick: (e) => { // before app.js's router, which would reload the page
+        e.preventDefault();
+        history.replaceState(null, "", `${location.pathname}${location.search}#${name}`);
+        select(name, true);
+      },
+    }, label)));
+    panels.append(el("section", { id: name, tabindex: "-1", "aria-labelledby": `${name}-h`, class: "job-panel" },
+      el("h2", { id: `${name}-h`, class: "visually-hidden" }, label), el("div", { class: "job-section" })));
+  }
 
   main.replaceChildren(
     el("p", {}, el("a", { href: "/ui/jobs" }, "← Jobs")),
-    el("div", { class: "toolbar" }, el("h1", {}, id), stop), notice, errors, facts,
-    el("h2", { id: "groups-h" }, "Task groups"),
-    el("table", { "aria-labelledby": "groups-h" }, el("thead", {}, el("tr", {},
-      el("th", { scope: "col" }, "Group"), el("th", { scope: "col", class: "num" }, "Count"),
-      el("th", { scope: "col" }, "Tasks"), el("th", { scope: "col" }, "Allocations"))), groups),
-    el("h2", { id: "allocs-h" }, "Allocations"),
-    el("table", { "aria-labelledby": "allocs-h" }, el("thead", {}, el("tr", {},
-      el("th", { scope: "col" }, "ID"), el("th", { scope: "col" }, "Group"), el("th", { scope: "col" }, "Node"),
-      el("th", { scope: "col" }, "Desired"), el("th", { scope: "col" }, "Status"), el("th", { scope: "col", class: "num" }, "Version"))), allocs));
+    el("div", { class: "toolbar job-head" }, el("h1", {}, id), badge, stop, start),
+    notice, errors,
+    el("nav", { "aria-label": "Job sections" }, tabs), panels);
 
-  const onError = (err) => errors.replaceChildren(errorBox(err));
-  watch(base + q, {
-    signal, onError,
+  watch(ctx.base + ctx.q, {
+    signal, onError: ctx.showError,
     onData: (j) => {
-      job = j;
+      ctx.job = j;
       errors.replaceChildren();
-      facts.replaceChildren(
-        el("dt", {}, "Status"), el("dd", {}, statusBadge(j.Stop && j.Status !== "dead" ? "stopping" : j.Status)),
-        el("dt", {}, "Type"), el("dd", {}, j.Type),
-        el("dt", {}, "Priority"), el("dd", {}, j.Priority),
-        el("dt", {}, "Namespace"), el("dd", {}, j.Namespace),
-        el("dt", {}, "Version"), el("dd", {}, j.Version ?? 0),
-        el("dt", {}, "Datacenters"), el("dd", {}, (j.Datacenters || []).join(", ")));
+      badge.replaceChildren(statusBadge(jobStatus(j)));
+      stop.hidden = !!j.Stop;
       stop.disabled = !!j.Stop;
-      drawGroups();
+      start.hidden = !j.Stop;
+      for (const fn of listeners) fn(j);
     },
   });
-  watch(`${base}/summary${q}`, { signal, onError, onData: (s) => { summary = s; drawGroups(); } });
-  watch(`${base}/allocations${q}`, {
-    signal, onError,
-    onData: (list) => {
-      const rows = (list || []).slice().sort((a, b) => (b.CreateIndex || 0) - (a.CreateIndex || 0)).map((a) =>
-        el("tr", {}, el("td", {}, el("code", { title: a.ID }, shortID(a.ID))), el("td", {}, a.TaskGroup),
-          el("td", {}, el("code", { title: a.NodeID }, a.NodeName || shortID(a.NodeID))),
-          el("td", {}, a.DesiredStatus), el("td", {}, statusBadge(a.ClientStatus)),
-          el("td", { class: "num" }, a.JobVersion ?? "")));
-      if (!rows.length) rows.push(el("tr", {}, el("td", { colspan: 6, class: "muted" }, "No allocations.")));
-      allocs.replaceChildren(...rows);
-    },
-  });
+  select(location.hash.slice(1));
   return id;
 }

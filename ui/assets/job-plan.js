@@ -1,0 +1,113 @@
+// The job page's Definition section: the job's specification in a text
+// area, edited, planned and run like `job plan` then `job run -check-index`.
+// The agent keeps no submitted HCL (no GET /v1/job/<id>/submission), so the
+// area starts with the job's JSON; HCL pasted in goes through POST
+// /v1/jobs/parse first. Plan: POST /v1/job/<id>/plan {Job, Diff: true};
+// Run: POST /v1/job/<id> {Job, EnforceIndex, JobModifyIndex from the plan}.
+import { request } from "./api.js";
+import { el, errorBox, shortID } from "./dom.js";
+import { planDiff } from "./job-diff.js";
+import { failureSummary } from "./job-evals.js";
+
+// Bookkeeping the server sets; left out of the editable JSON.
+const SERVER_SET = ["Status", "StatusDescription", "Stable", "Version", "SubmitTime",
+  "CreateIndex", "ModifyIndex", "JobModifyIndex"];
+
+export function editableJSON(job) {
+  const j = { ...job };
+  for (const k of SERVER_SET) delete j[k];
+  return JSON.stringify(j, null, 2);
+}
+
+export function definitionSection(root, ctx) {
+  const area = el("textarea", { id: "job-spec", rows: 24, spellcheck: "false", class: "spec",
+    "aria-describedby": "job-spec-help" });
+  const plan = el("button", { type: "submit", class: "primary" }, "Plan");
+  const run = el("button", { type: "button", disabled: true }, "Run");
+  const reset = el("button", { type: "button" }, "Reset to the current job");
+  const out = el("div", { class: "plan-out", "aria-live": "polite" });
+  let loaded = false;
+  let planned = null; // {job, index} of the last plan, until the text changes
+
+  const load = () => {
+    if (!ctx.job) return;
+    area.value = editableJSON(ctx.job);
+    loaded = true;
+    planned = null;
+    run.disabled = true;
+  };
+  ctx.onJob(() => { if (!loaded) load(); });
+  reset.addEventListener("click", () => { load(); out.replaceChildren(); });
+  area.addEventListener("input", () => { planned = null; run.disabled = true; });
+
+  // parse turns the text into a Job: JSON as is ({"Job": …} or the job),
+  // anything else as HCL through the agent's parser.
+  const parse = async (text) => {
+    const t = text.trim();
+    if (t.startsWith("{")) {
+      const v = JSON.parse(t);
+      return v && v.Job && typeof v.Job === "object" ? v.Job : v;
+    }
+    const { body } = await request(`/v1/jobs/parse${ctx.q}`, {
+      method: "POST", signal: ctx.signal, body: { JobHCL: text, Canonicalize: true },
+    });
+    return body;
+  };
+
+  const form = el("form", { class: "plan-form" },
+    el("label", { for: "job-spec" }, "Job specification (JSON or HCL)"), area,
+    el("p", { id: "job-spec-help", class: "muted" },
+      "Edit the job, then Plan to see what would change. Run submits exactly the planned job, ",
+      "and fails if the job changed since the plan."),
+    el("div", { class: "toolbar" }, plan, run, reset));
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    plan.disabled = true;
+    run.disabled = true;
+    out.replaceChildren(el("p", { class: "muted" }, "Planning…"));
+    try {
+      const job = await parse(area.value);
+      if (job && job.ID && job.ID !== ctx.id) throw new Error(`The job's ID is "${job.ID}", not "${ctx.id}".`);
+      const { body } = await request(`${ctx.base}/plan${ctx.q}`, {
+        method: "POST", signal: ctx.signal, body: { Job: job, Diff: true },
+      });
+      planned = { job, index: body.JobModifyIndex };
+      run.disabled = false;
+      out.replaceChildren(...planView(body));
+    } catch (err) {
+      out.replaceChildren(err instanceof SyntaxError ? errorBox({ message: `Not valid JSON: ${err.message}` }) : errorBox(err));
+    } finally {
+      plan.disabled = false;
+    }
+  });
+  run.addEventListener("click", async () => {
+    if (!planned) return;
+    run.disabled = true;
+    ctx.notice("Submitting the job…");
+    const reply = await ctx.write(ctx.base + ctx.q, {
+      Job: planned.job, EnforceIndex: true, JobModifyIndex: planned.index,
+    });
+    if (reply) {
+      ctx.notice(`Job submitted (evaluation ${shortID(reply.EvalID)}).`);
+      out.replaceChildren(el("p", {}, `Submitted: evaluation ${shortID(reply.EvalID)}, job modify index ${reply.JobModifyIndex}.`));
+      loaded = false; // take the new version when it arrives
+      planned = null;
+    } else run.disabled = false;
+  });
+  root.replaceChildren(form, out);
+}
+
+function planView(p) {
+  const parts = [el("h3", {}, "Plan")];
+  if (p.Warnings) parts.push(el("div", { class: "alert warn" }, el("h4", {}, "Warnings"), el("pre", {}, p.Warnings)));
+  parts.push(planDiff(p.Diff));
+  const failed = failureSummary(p.FailedTGAllocs);
+  if (failed) parts.push(el("h4", {}, "Placement failures"), failed);
+  else parts.push(el("p", {}, "All tasks can be placed."));
+  const pre = p.Annotations?.PreemptedAllocs || [];
+  if (pre.length) parts.push(el("p", {}, `Would preempt ${pre.length} allocation(s): `,
+    pre.map((a) => shortID(a.ID)).join(", ")));
+  parts.push(el("p", { class: "muted" }, `Job modify index: ${p.JobModifyIndex}. `,
+    "Running checks it, like ", el("code", {}, `job run -check-index ${p.JobModifyIndex}`), "."));
+  return parts;
+}
