@@ -33,7 +33,7 @@ export function clientPage(main, { params, signal }) {
 
   main.replaceChildren(
     el("p", {}, el("a", { href: "/ui/clients" }, "← Clients")),
-    el("div", { class: "toolbar" }, title, el("div", { class: "actions" }, elig, drain)), notice, errors, facts,
+    el("div", { class: "toolbar client-head" }, title, el("div", { class: "actions" }, elig, drain)), notice, errors, facts,
     el("h2", { id: "res-h" }, "Resources: allocated and used"), meters,
     el("h2", { id: "topo-h" }, "CPU and NUMA topology"), map,
     el("h2", { id: "allocs-h" }, "Allocations"),
