@@ -78,8 +78,13 @@ export function clientsPage(main, { query, signal }) {
   });
 
   const onError = (err) => { if (!signal.aborted) errors.replaceChildren(errorBox(err)); };
+  let sigs = new Map(); // node ID -> its allocations' IDs and indexes, from the alloc list
+  const fetched = new Map(); // node ID -> the signature its allocations were fetched at
   const refreshAllocs = async () => {
     for (const n of nodes || []) {
+      const sig = sigs.get(n.ID) || "";
+      if (allocs.has(n.ID) && fetched.get(n.ID) === sig) continue;
+      fetched.set(n.ID, sig);
       try {
         const { body: list } = await request(`/v1/node/${encodeURIComponent(n.ID)}/allocations`, { signal });
         allocs.set(n.ID, list || []);
@@ -127,6 +132,15 @@ export function clientsPage(main, { query, signal }) {
       scheduleAllocs();
     },
   });
-  watch("/v1/allocations?namespace=*", { signal, onError, onData: () => { if (nodes) scheduleAllocs(); } });
+  // Only the nodes whose allocations changed are fetched again.
+  watch("/v1/allocations?namespace=*", {
+    signal, onError,
+    onData: (list) => {
+      const by = new Map();
+      for (const a of list || []) by.set(a.NodeID, `${by.get(a.NodeID) || ""}${a.ID}@${a.ModifyIndex};`);
+      sigs = by;
+      if (nodes) scheduleAllocs();
+    },
+  });
   return "Clients";
 }

@@ -81,6 +81,10 @@ func TestClientTopologyMapShowsHeldCore(t *testing.T) {
 	list.WaitText(row, "alloc")
 	list.WaitText(row, "used")
 	list.Screenshot("clients")
+
+	// Live: once the job is stopped, the node's page frees the core.
+	dev.CLI(t, "job", "stop", "-purge", id)
+	p.poll("core freed after the job stopped", fmt.Sprintf(`%s?.dataset.alloc !== %q && %s?.dataset.state === "free"`, cell, allocID, cell))
 }
 
 // The map draws every NUMA node of a two-socket topology with SMT
