@@ -75,3 +75,19 @@ export function volumesSection() {
   };
   return sec;
 }
+
+export function eventsSection() {
+  const body = el("tbody");
+  const sec = el("section", {}, el("h2", { id: "events-h" }, "Events"),
+    el("table", { "aria-labelledby": "events-h" }, el("thead", {}, el("tr", {},
+      el("th", { scope: "col" }, "Time"), el("th", { scope: "col" }, "Subsystem"), el("th", { scope: "col" }, "Message"))), body));
+  sec.redraw = (n) => {
+    const rows = (n.Events || []).slice().reverse().map((e) => el("tr", {},
+      el("td", { class: "muted" }, e.Timestamp ? new Date(e.Timestamp).toLocaleString() : ""),
+      el("td", {}, e.Subsystem || ""),
+      el("td", {}, e.Message || "", Object.keys(e.Details || {}).length
+        ? el("div", { class: "muted mono" }, Object.entries(e.Details).map(([k, v]) => `${k}=${v}`).join(" ")) : null)));
+    body.replaceChildren(...(rows.length ? rows : [el("tr", {}, el("td", { colspan: 3, class: "muted" }, "No events."))]));
+  };
+  return sec;
+}

@@ -1,12 +1,12 @@
 // /ui/clients/<id>: one node: its facts, eligibility and drain actions,
 // allocated vs used meters, the CPU/NUMA topology map with the cores each
-// allocation's task holds, the allocations on it, its drivers, host
-// volumes, attributes and meta. Live: blocking queries on GET
+// allocation's task holds, the allocations on it, its events, drivers,
+// host volumes, attributes and meta. Live: blocking queries on GET
 // /v1/node/<id> and /v1/node/<id>/allocations; host stats every 5 s.
 import { request, watch } from "./api.js";
 import { el, errorBox, shortID, statusBadge } from "./dom.js";
 import { DIMS } from "./clients.js";
-import { attributesSection, driversSection, metaSection, volumesSection } from "./client-details.js";
+import { attributesSection, driversSection, eventsSection, metaSection, volumesSection } from "./client-details.js";
 import { meter } from "./meter.js";
 import { allocated, capacity, liveAlloc, used } from "./node-resources.js";
 import { numaMap } from "./numa-map.js";
@@ -25,7 +25,7 @@ export function clientPage(main, { params, signal }) {
   const meters = el("div", { class: "meters" });
   const map = el("div");
   const allocBody = el("tbody");
-  const sections = [driversSection(), volumesSection(), attributesSection(), metaSection()];
+  const sections = [eventsSection(), driversSection(), volumesSection(), attributesSection(), metaSection()];
   let node = null;
   let allocs = null;
   let stats = null;

@@ -153,6 +153,7 @@ func TestClientEligibilityToggle(t *testing.T) {
 	p.WaitText(".actions button", "Mark eligible")
 	p.Click(".actions button")
 	p.WaitGone(`[data-fact="eligibility"]`, "ineligible")
+	p.WaitText("#events-h + table", "eligib") // the node's events record the change
 	dev.GetJSON(t, "/v1/node/"+n.ID, &after)
 	if after.SchedulingEligibility != "eligible" {
 		t.Fatalf("node eligibility %q after the second click, want eligible", after.SchedulingEligibility)
