@@ -1,8 +1,10 @@
 // /ui/clients: every node with its status, eligibility, drain, pool, class,
 // datacenter, address, running allocations and, per dimension, what is
 // allocated next to what the host uses (Nomad #8939). Live: a blocking
-// query on GET /v1/nodes and one on GET /v1/allocations (a change there
-// refetches the nodes' allocations); host stats are polled every 10 s.
+// query on GET /v1/nodes?resources=true (a node's GET /v1/node/<id> when
+// the rows come without NodeResources) and one on GET /v1/allocations (a
+// node whose allocations changed has them fetched again); host stats are
+// polled every 10 s.
 import { request, watch } from "./api.js";
 import { el, errorBox, shortID, statusBadge } from "./dom.js";
 import { meter } from "./meter.js";
@@ -113,7 +115,7 @@ export function clientsPage(main, { query, signal }) {
   const timer = setInterval(refreshStats, STATS_EVERY);
   signal.addEventListener("abort", () => { clearInterval(timer); clearTimeout(pending); });
 
-  watch("/v1/nodes", {
+  watch("/v1/nodes?resources=true", {
     signal, onError,
     onData: async (list) => {
       errors.replaceChildren();
@@ -122,6 +124,10 @@ export function clientsPage(main, { query, signal }) {
       draw();
       for (const n of nodes) {
         if (full.get(n.ID)?.index === n.ModifyIndex) continue;
+        if (n.NodeResources) { // ?resources=true answered, as Nomad's does: no need to fetch the node
+          full.set(n.ID, { index: n.ModifyIndex, node: n });
+          continue;
+        }
         try {
           const { body: node } = await request(`/v1/node/${encodeURIComponent(n.ID)}`, { signal });
           full.set(n.ID, { index: n.ModifyIndex, node });
