@@ -2,7 +2,17 @@ package browsertest
 
 import (
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
 	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/nomadish/nomadish/client/fingerprint/sysfstest"
+	"github.com/nomadish/nomadish/internal/testbin"
 )
 
 // pinnedJob is an exec task reserving one whole core (as e2e's cores job).
@@ -158,4 +168,66 @@ func TestClientEligibilityToggle(t *testing.T) {
 	if after.SchedulingEligibility != "eligible" {
 		t.Fatalf("node eligibility %q after the second click, want eligible", after.SchedulingEligibility)
 	}
+}
+
+// startSysfsAgent starts a second dev agent whose client fingerprints the
+// fake machine m through sysfs_root, with extra client configuration;
+// stopped at t's cleanup.
+func startSysfsAgent(t *testing.T, m sysfstest.Machine, clientExtra string) *Agent {
+	t.Helper()
+	dir := t.TempDir()
+	ports, err := testbin.FreePorts(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := fmt.Sprintf("data_dir = %q\nbind_addr = \"127.0.0.1\"\nports {\n  http = %d\n  rpc  = %d\n  serf = %d\n}\nclient {\n  sysfs_root = %q\n%s\n}\n",
+		filepath.Join(dir, "data"), ports[0], ports[1], ports[2], sysfstest.Temp(t, m), clientExtra)
+	cfgPath := filepath.Join(dir, "agent.hcl")
+	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a := &Agent{Addr: fmt.Sprintf("http://127.0.0.1:%d", ports[0]), logPath: filepath.Join(dir, "agent.log"), done: make(chan struct{})}
+	logf, err := os.Create(a.logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.cmd = exec.Command(bin, "agent", "-dev", "-config", cfgPath)
+	a.cmd.Stdout, a.cmd.Stderr = logf, logf
+	a.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := a.cmd.Start(); err != nil {
+		logf.Close()
+		t.Fatal(err)
+	}
+	go func() { _ = a.cmd.Wait(); logf.Close(); close(a.done) }()
+	t.Cleanup(a.stop)
+	if err := a.waitReady(30 * time.Second); err != nil {
+		t.Fatalf("%v\nagent log:\n%s", err, a.logTail())
+	}
+	return a
+}
+
+// A client that fingerprints a two-socket machine with SMT (a fake sysfs
+// tree) and reserves a core in its configuration: its page draws both NUMA
+// nodes with their cores, the siblings grouped, the reserved core marked.
+func TestClientMapFromFakeSysfs(t *testing.T) {
+	// cpu0-3 are the first threads (node 0: cpu0, cpu1; node 1: cpu2,
+	// cpu3), cpu4-7 their siblings.
+	a := startSysfsAgent(t, sysfstest.Machine{Sockets: 2, CoresPerNode: 2, ThreadsPerCore: 2, NodeMemMiB: []int64{2048, 1024}, BaseKHz: 2000000},
+		"  reserved {\n    cores = \"1\"\n  }")
+	var nodes []struct{ ID string }
+	a.GetJSON(t, "/v1/nodes", &nodes)
+	p := OpenPage(t, "/ui/jobs")
+	p.Run(chromedp.Navigate(a.Addr + "/ui/clients/" + nodes[0].ID))
+	p.WaitText(".numa-summary", "2 NUMA nodes, 8 cores: 0 held by 0 allocations, 1 reserved, 0 disabled, 7 free.")
+	var layout map[string]string
+	p.Eval(`Object.fromEntries(Array.from(document.querySelectorAll("[data-numa]")).map((n) =>
+		[n.dataset.numa, Array.from(n.querySelectorAll(".phys")).map((g) =>
+			Array.from(g.querySelectorAll("[data-core]")).map((c) => c.dataset.core + (c.dataset.state === "free" ? "" : ":" + c.dataset.state)).join("+")).join(" ")]))`, &layout)
+	want := map[string]string{"0": "0+4 1:reserved+5", "1": "2+6 3+7"}
+	if len(layout) != 2 || layout["0"] != want["0"] || layout["1"] != want["1"] {
+		t.Fatalf("NUMA nodes and their physical cores %v, want %v", layout, want)
+	}
+	p.WaitText(`[data-numa="0"] h3`, "2,048 MB")
+	p.WaitText(`[data-numa="1"] h3`, "socket 1")
+	p.Screenshot("client-numa")
 }
