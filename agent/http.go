@@ -204,6 +204,7 @@ func (s *httpServer) routes() {
 	s.servicesRoutes(h) // http_services.go
 	s.searchRoutes(h)   // http_search.go
 	s.clientGCRoutes(h) // http_client_gc.go
+	s.statsRoutes(h)    // http_client_stats.go
 	s.systemRoutes(h)   // http_system.go
 	s.eventRoutes(h)    // http_events.go
 	s.opsRoutes(h)      // http_operator_ops.go

@@ -12,6 +12,8 @@ import { deploymentsPage, deploymentPage } from "./deployments.js";
 import { serversPage } from "./servers.js";
 import { variablesPage } from "./variables.js";
 import { servicesPage } from "./services.js";
+import { clientsPage } from "./clients.js";
+import { clientPage } from "./client.js";
 
 const comingSoon = (title) => (main) => {
   main.replaceChildren(el("h1", {}, title),
@@ -25,7 +27,8 @@ const routes = [
   [/^\/jobs\/?$/, jobsPage, "jobs"],
   [/^\/jobs\/([^/]+)\/?$/, jobPage, "jobs"],
   [/^\/allocations\/([^/]+)\/?$/, allocPage, "jobs"],
-  [/^\/clients(\/.*)?$/, comingSoon("Clients"), "clients"],
+  [/^\/clients\/?$/, clientsPage, "clients"],
+  [/^\/clients\/([^/]+)\/?$/, clientPage, "clients"],
   [/^\/topology\/?$/, comingSoon("Topology"), "topology"],
   [/^\/evaluations\/?$/, evaluationsPage, "evaluations"],
   [/^\/evaluations\/([^/]+)\/?$/, evaluationPage, "evaluations"],
