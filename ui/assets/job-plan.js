@@ -54,7 +54,9 @@ export function definitionSection(root, ctx) {
     if (sub) {
       area.value = sub.Source;
       const fmt = sub.Format === "json" ? "JSON" : "HCL";
-      origin.textContent = `${fmt} as submitted, version ${job.Version}.`;
+      const flags = Object.entries(sub.VariableFlags || {}).map(([k, v]) => `-var ${k}=${v}`);
+      if (sub.Variables) flags.push("a variables file");
+      origin.textContent = `${fmt} as submitted, version ${job.Version}${flags.length ? `, with ${flags.join(", ")}` : ""}.`;
     } else {
       area.value = editableJSON(job);
       origin.textContent = `JSON of version ${job.Version}: no source was kept for it (submitted as JSON, or too large).`;
