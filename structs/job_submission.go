@@ -1,9 +1,9 @@
 package structs
 
 // DefaultJobMaxSourceSize bounds a job submission's Source (Nomad's
-// job_max_source_size default: 1 MB). A bigger source is dropped with a
-// warning; the job is registered all the same.
-const DefaultJobMaxSourceSize = 1 << 20
+// job_max_source_size default "1M": 1,000,000 bytes). A bigger source is
+// dropped with a warning; the job is registered all the same.
+const DefaultJobMaxSourceSize = 1_000_000
 
 // JobGetSubmissionRPC reads the source a job version was submitted as.
 const JobGetSubmissionRPC = "Job.GetJobSubmission"
