@@ -156,7 +156,7 @@ func (s *httpServer) routes() {
 	h("GET /v1/client/fs/logs/{alloc}", s.clientRoute("alloc", acl.NamespaceCapabilityReadLogs, s.allocLogs))
 	s.fsRoutes(h) // http_fs.go
 	s.fsStreamRoutes(h)
-	h("GET /v1/client/allocation/{id}/exec", s.clientRoute("id", acl.NamespaceCapabilityAllocExec, s.allocExec))
+	h("GET /v1/client/allocation/{id}/exec", s.execRoute()) // http_alloc_exec_handshake.go
 	h("GET /v1/client/allocation/{id}/stats", s.clientRoute("id", acl.NamespaceCapabilityReadJob, s.allocStats))
 	h("GET /v1/client/allocation/{id}/checks", s.clientRoute("id", acl.NamespaceCapabilityReadJob, s.allocChecks))
 	h("GET /v1/allocation/{id}/checks", s.clientRoute("id", acl.NamespaceCapabilityReadJob, s.allocChecks))
@@ -205,6 +205,7 @@ func (s *httpServer) routes() {
 	s.servicesRoutes(h) // http_services.go
 	s.searchRoutes(h)   // http_search.go
 	s.clientGCRoutes(h) // http_client_gc.go
+	s.statsRoutes(h)    // http_client_stats.go
 	s.systemRoutes(h)   // http_system.go
 	s.eventRoutes(h)    // http_events.go
 	s.opsRoutes(h)      // http_operator_ops.go

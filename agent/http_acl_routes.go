@@ -110,6 +110,7 @@ var routeNeeds = func() map[string]routeNeed {
 	writes("/v1/client/gc", nodeWrite)
 	m["GET /v1/client/allocation/{id}/gc"] = objectNeed(life)
 	writes("/v1/client/allocation/{id}/gc", objectNeed(life))
+	m["GET /v1/client/stats"] = nodeRead // http_client_stats.go: host stats, as Nomad
 
 	m["GET /v1/nodes"], m["GET /v1/node/{id}"], m["GET /v1/node/{id}/{sub}"] = nodeRead, nodeRead, nodeRead // {sub}: allocations
 	writes("/v1/node/{id}/drain", nodeWrite)

@@ -2,10 +2,10 @@
 // answers index.html for every page path), marks the current nav link,
 // and aborts a page's live queries when the user leaves it.
 import { el } from "./dom.js";
-import { jobsPage } from "./jobs.js";
-import { jobPage } from "./job.js";
-import { tokenPage } from "./token.js";
 
+// page(module, name) loads a page's module when the page is first shown:
+// the jobs page, the first one opened, fetches only its own modules.
+const page = (module, name) => async () => (await import(module))[name];
 const comingSoon = (title) => (main) => {
   main.replaceChildren(el("h1", {}, title),
     el("p", { class: "muted" }, "Coming soon. Until then, the CLI and the HTTP API show it."));
@@ -13,32 +13,50 @@ const comingSoon = (title) => (main) => {
 };
 
 // routes: the first match wins; params are the regexp's groups, decoded.
+// The second member loads the page function (main, ctx) => title.
 const routes = [
-  [/^\/?$/, () => navigate("/ui/jobs", true)],
-  [/^\/jobs\/?$/, jobsPage, "jobs"],
-  [/^\/jobs\/([^/]+)\/?$/, jobPage, "jobs"],
-  [/^\/clients(\/.*)?$/, comingSoon("Clients"), "clients"],
-  [/^\/topology\/?$/, comingSoon("Topology"), "topology"],
-  [/^\/evaluations\/?$/, comingSoon("Evaluations"), "evaluations"],
-  [/^\/servers(\/.*)?$/, comingSoon("Servers"), "servers"],
-  [/^\/settings\/tokens\/?$/, tokenPage, "settings"],
+  [/^\/?$/, async () => () => navigate("/ui/jobs", true)],
+  [/^\/jobs\/?$/, page("./jobs.js", "jobsPage"), "jobs"],
+  [/^\/jobs\/([^/]+)\/?$/, page("./job.js", "jobPage"), "jobs"],
+  [/^\/allocations\/([^/]+)\/?$/, page("./alloc.js", "allocPage"), "jobs"],
+  [/^\/clients\/?$/, page("./clients.js", "clientsPage"), "clients"],
+  [/^\/clients\/([^/]+)\/?$/, page("./client.js", "clientPage"), "clients"],
+  [/^\/topology\/?$/, async () => comingSoon("Topology"), "topology"],
+  [/^\/evaluations\/?$/, page("./evaluations.js", "evaluationsPage"), "evaluations"],
+  [/^\/evaluations\/([^/]+)\/?$/, page("./evaluation.js", "evaluationPage"), "evaluations"],
+  [/^\/deployments\/?$/, page("./deployments.js", "deploymentsPage"), "deployments"],
+  [/^\/deployments\/([^/]+)\/?$/, page("./deployments.js", "deploymentPage"), "deployments"],
+  [/^\/servers(?:\/([^/]+))?\/?$/, page("./servers.js", "serversPage"), "servers"],
+  [/^\/variables(?:\/(.+?))?\/?$/, page("./variables.js", "variablesPage"), "variables"],
+  [/^\/services(?:\/([^/]+))?\/?$/, page("./services.js", "servicesPage"), "services"],
+  [/^\/settings\/tokens\/?$/, page("./token.js", "tokenPage"), "settings"],
 ];
 
 let current = null; // the AbortController of the page on screen
 
-function render() {
+async function render() {
   current?.abort();
-  current = new AbortController();
+  const ctl = new AbortController();
+  current = ctl;
   const main = document.getElementById("main");
   const rest = location.pathname.replace(/^\/ui/, "");
   let nav = null;
   let title = "Not found";
   const route = routes.find(([re]) => re.test(rest));
   if (route) {
-    const [re, page, navKey] = route;
+    const [re, load, navKey] = route;
     nav = navKey;
     const params = re.exec(rest).slice(1).map((p) => (p === undefined ? p : decodeURIComponent(p)));
-    title = page(main, { params, query: new URLSearchParams(location.search), signal: current.signal }) || title;
+    let show;
+    try {
+      show = await load();
+    } catch (err) {
+      if (ctl.signal.aborted) return;
+      main.replaceChildren(el("h1", {}, "Can't load the page"), el("p", {}, String(err?.message || err)));
+      return;
+    }
+    if (ctl.signal.aborted) return; // the user moved on while it loaded
+    title = show(main, { params, query: new URLSearchParams(location.search), signal: ctl.signal }) || title;
   } else {
     main.replaceChildren(el("h1", {}, "Not found"),
       el("p", {}, "No page at ", el("code", {}, location.pathname), ". ", el("a", { href: "/ui/jobs" }, "Go to jobs")));
