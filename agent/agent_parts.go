@@ -42,7 +42,8 @@ func (a *Agent) serverConfig() *server.Config {
 
 		DisableDispatchedJobSummaryMetrics: c.Telemetry.DisableDispatchedJobSummaryMetrics,
 	}
-	sc.TLS = a.rpcTLS // agent_tls.go
+	sc.JobMaxSourceSize, _ = c.Server.JobMaxSourceBytes() // checked by Validate
+	sc.TLS = a.rpcTLS                                     // agent_tls.go
 	sc.RPCLimits = server.RPCLimits{HandshakeTimeout: c.Limits.RPCHandshakeTimeout, MaxConnsPerClient: c.Limits.RPCMaxConnsPerClient}
 
 	sc.Autopilot = autopilotConfig(c) // agent_autopilot.go

@@ -146,6 +146,7 @@ func (s *httpServer) routes() {
 	h("GET /v1/scaling/policies", s.scalingPolicies)  // http_periodic.go
 	h("GET /v1/scaling/policy/{id}", s.scalingPolicy) // http_periodic.go
 	h("GET /v1/job/{id}/versions", s.jobVersions)
+	h("GET /v1/job/{id}/submission", s.jobSubmission) // http_job_submission.go
 	h("GET /v1/job/{id}/scale", s.jobScaleStatus)
 
 	h("GET /v1/allocations", s.allocsList)

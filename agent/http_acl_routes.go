@@ -79,7 +79,7 @@ var routeNeeds = func() map[string]routeNeed {
 	m["GET /v1/jobs"] = nsNeed(list)
 	m["GET /v1/job/{id}"] = nsNeed(read)
 	m["DELETE /v1/job/{id}"] = nsNeed(submit)
-	for _, p := range []string{"allocations", "evaluations", "summary", "versions", "deployments", "deployment"} {
+	for _, p := range []string{"allocations", "evaluations", "summary", "versions", "deployments", "deployment", "submission"} {
 		m["GET /v1/job/{id}/"+p] = nsNeed(read)
 	}
 	m["GET /v1/job/{id}/scale"] = nsNeed(acl.NamespaceCapabilityReadJobScaling)

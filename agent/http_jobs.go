@@ -13,6 +13,8 @@ type jobRegisterBody struct {
 	EnforceIndex   bool
 	JobModifyIndex uint64
 	PolicyOverride bool
+	// Submission is the job's source, kept per version (http_job_submission.go).
+	Submission *structs.JobSubmission
 }
 
 // jobPlanBody is the body of PUT /v1/job/:id/plan (api.JobPlanRequest).
@@ -54,7 +56,7 @@ func (s *httpServer) register(w http.ResponseWriter, r *http.Request, pathID str
 	}
 	args := structs.JobRegisterRequest{
 		Job: body.Job, EnforceIndex: body.EnforceIndex, JobModifyIndex: body.JobModifyIndex,
-		PolicyOverride: body.PolicyOverride, WriteRequest: wr,
+		PolicyOverride: body.PolicyOverride, Submission: body.Submission, WriteRequest: wr,
 	}
 	args.WriteRequest.Namespace = body.Job.Namespace
 	var reply structs.JobRegisterResponse

@@ -13,17 +13,21 @@ import (
 
 // registerJobCheckIndex is PUT /v1/jobs, enforcing the job modify index when
 // checkIndex is set (`job run -check-index N`): 0 means the job must be new.
-func (c *apiClient) registerJobCheckIndex(job *structs.Job, checkIndex string) (*structs.JobRegisterResponse, error) {
-	if checkIndex == "" {
-		return c.registerJob(job)
+// sub (nil: none) is the job's source, kept by the server per version.
+func (c *apiClient) registerJobCheckIndex(job *structs.Job, sub *structs.JobSubmission, checkIndex string) (*structs.JobRegisterResponse, error) {
+	body := map[string]any{"Job": job}
+	if sub != nil {
+		body["Submission"] = sub
 	}
-	idx, err := strconv.ParseUint(checkIndex, 10, 64)
-	if err != nil {
-		return nil, fmt.Errorf("-check-index %q is not a job modify index (an unsigned integer)", checkIndex)
+	if checkIndex != "" {
+		idx, err := strconv.ParseUint(checkIndex, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("-check-index %q is not a job modify index (an unsigned integer)", checkIndex)
+		}
+		body["EnforceIndex"], body["JobModifyIndex"] = true, idx
 	}
 	var out structs.JobRegisterResponse
-	body := map[string]any{"Job": job, "EnforceIndex": true, "JobModifyIndex": idx}
-	_, err = c.do(http.MethodPut, "/v1/jobs", nil, body, &out)
+	_, err := c.do(http.MethodPut, "/v1/jobs", nil, body, &out)
 	return &out, err
 }
 

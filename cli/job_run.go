@@ -33,12 +33,12 @@ func jobRunCommand(m *Meta, args []string) int {
 	if len(pos) != 1 {
 		return m.wrongArgs(f, "one argument: the job file")
 	}
-	job, code := m.parseJobFile(pos[0], vars)
+	job, sub, code := m.parseJobSource(pos[0], vars)
 	if job == nil {
 		return code
 	}
 	c := m.client(f)
-	resp, err := c.registerJobCheckIndex(job, *checkIndex)
+	resp, err := c.registerJobCheckIndex(job, sub, *checkIndex)
 	if err != nil {
 		return m.registerFailed(err)
 	}
@@ -77,6 +77,14 @@ func jobVarFlags(f *flags) *jobVars {
 // built-in drivers' schemas. On error it prints the message (which names
 // file:line:col) and returns a nil job and exit code 1.
 func (m *Meta) parseJobFile(path string, v *jobVars) (*structs.Job, int) {
+	job, _, code := m.parseJobSource(path, v)
+	return job, code
+}
+
+// parseJobSource is parseJobFile that also returns the job's source as
+// Nomad's `job run` sends it with the job (JobRegisterRequest.Submission):
+// the file's text, format "hcl2", the -var flags and the var-files' text.
+func (m *Meta) parseJobSource(path string, v *jobVars) (*structs.Job, *structs.JobSubmission, int) {
 	var body []byte
 	var err error
 	if path == "-" {
@@ -85,17 +93,35 @@ func (m *Meta) parseJobFile(path string, v *jobVars) (*structs.Job, int) {
 		body, err = os.ReadFile(path)
 	}
 	if err != nil {
-		return nil, m.errorf("reading job file: %v", err)
+		return nil, nil, m.errorf("reading job file: %v", err)
 	}
 	job, warnings, err := jobspec.ParseWithWarnings(&jobspec.ParseConfig{
 		Path: path, Body: body, ArgVars: v.vars, VarFiles: v.files, Envs: os.Environ(),
 		Drivers: catalog.Builtin,
 	})
 	if err != nil {
-		return nil, m.errorf("parsing job file %s:\n%v", path, err)
+		return nil, nil, m.errorf("parsing job file %s:\n%v", path, err)
 	}
 	for _, w := range warnings {
 		fmt.Fprintf(m.Err, "Warning: %s\n", w)
 	}
-	return job, exitOK
+	sub := &structs.JobSubmission{Source: string(body), Format: "hcl2"}
+	for _, kv := range v.vars {
+		if k, val, ok := strings.Cut(kv, "="); ok {
+			if sub.VariableFlags == nil {
+				sub.VariableFlags = map[string]string{}
+			}
+			sub.VariableFlags[k] = val
+		}
+	}
+	var files []string
+	for _, f := range v.files {
+		b, err := os.ReadFile(f) // read already by the parser: it exists
+		if err != nil {
+			return nil, nil, m.errorf("reading variable file: %v", err)
+		}
+		files = append(files, string(b))
+	}
+	sub.Variables = strings.Join(files, "\n")
+	return job, sub, exitOK
 }

@@ -33,6 +33,7 @@ func (s *Server) endpointDeps() endpoints.Deps {
 		ForceGC:       s.forceGC, // leader_gc.go
 		Limits: endpoints.Limits{
 			JobMaxCount:        s.cfg.JobMaxCount,
+			JobMaxSourceSize:   s.cfg.JobMaxSourceSize,
 			ClientIntroduction: s.cfg.ClientIntroduction,
 			AllocUpdateBatch:   s.cfg.AllocUpdateBatch,
 		},

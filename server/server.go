@@ -91,6 +91,9 @@ type Config struct {
 	// JobMaxCount bounds a job's summed group counts on register, scale
 	// and plan (0: structs.DefaultJobMaxCount; endpoints/job_limits.go).
 	JobMaxCount int
+	// JobMaxSourceSize bounds a kept job source in bytes (0:
+	// structs.DefaultJobMaxSourceSize; endpoints/job_submission.go).
+	JobMaxSourceSize int
 	// ClientIntroduction is the policy for new nodes (endpoints/node_auth.go).
 	ClientIntroduction ClientIntroductionConfig
 	// SnapshotRestoreMaxBytes caps a snapshot restore's decompressed size

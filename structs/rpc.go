@@ -69,6 +69,10 @@ type JobRegisterRequest struct {
 	EnforceIndex   bool
 	JobModifyIndex uint64
 	PolicyOverride bool
+	// Submission is the job's source (nil: none kept). The server drops one
+	// over the size limit and sets its bookkeeping fields; it travels in the
+	// same raft entry as the job (an old entry without it decodes to nil).
+	Submission *JobSubmission
 	// Eval is the evaluation the server creates with the registration; it
 	// travels in the same raft entry (set by the server, ignored from callers).
 	Eval *Evaluation

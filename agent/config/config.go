@@ -112,6 +112,10 @@ type ServerConfig struct {
 	// for, its groups' counts summed (0: structs.DefaultJobMaxCount); see
 	// validate_job_limits.go.
 	JobMaxCount int
+	// JobMaxSourceSize (job_max_source_size, "1M", "512KiB") bounds a job
+	// source kept with its version ("": structs.DefaultJobMaxSourceSize);
+	// see validate_job_limits.go.
+	JobMaxSourceSize string
 	// Node authentication and restore limits (validate_nodeauth.go):
 	// client_introduction { enforcement tokens } and
 	// snapshot_restore_max_mb.

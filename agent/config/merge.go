@@ -26,7 +26,7 @@ func (c *Config) fields() []field {
 		{"server.num_schedulers", &c.Server.NumSchedulers}, {"server.heartbeat_grace", &c.Server.HeartbeatGrace},
 		{"server.min_heartbeat_ttl", &c.Server.MinHeartbeatTTL}, {"server.max_heartbeats_per_second", &c.Server.MaxHeartbeatsPerSecond},
 		{"server.raft_snapshot_threshold", &c.Server.RaftSnapshotThreshold}, {"server.raft_snapshot_interval", &c.Server.RaftSnapshotInterval}, {"server.raft_trailing_logs", &c.Server.RaftTrailingLogs},
-		{"server.job_max_count", &c.Server.JobMaxCount},
+		{"server.job_max_count", &c.Server.JobMaxCount}, {"server.job_max_source_size", &c.Server.JobMaxSourceSize},
 		{"server.encrypt", &c.Server.Encrypt}, {"server.server_join.start_join", &c.Server.StartJoin},
 		{"server.server_join.retry_join", &c.Server.RetryJoin}, {"server.server_join.retry_interval", &c.Server.RetryInterval},
 		{"server.server_join.retry_max", &c.Server.RetryMax},

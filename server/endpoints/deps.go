@@ -58,6 +58,9 @@ type Limits struct {
 	JobMaxCount int
 	// ClientIntroduction is the policy for new nodes (node_auth.go).
 	ClientIntroduction ClientIntroductionConfig
+	// JobMaxSourceSize bounds a submitted job source in bytes (0:
+	// structs.DefaultJobMaxSourceSize); job_submission.go.
+	JobMaxSourceSize int
 	// AllocUpdateBatch is how long client alloc updates are gathered into
 	// one raft entry (alloc_batch.go).
 	AllocUpdateBatch time.Duration

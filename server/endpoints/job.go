@@ -63,12 +63,14 @@ func (e *Job) Register(args *structs.JobRegisterRequest, reply *structs.JobRegis
 	if job.IsParent() {
 		eval = nil // periodic and parameterized parents are never scheduled (job_dispatch.go)
 	}
-	req := &structs.JobRegisterRequest{Job: job, Eval: eval, WriteRequest: args.WriteRequest}
+	sub, warn := keptSubmission(args.Submission, e.d.Limits.JobMaxSourceSize) // job_submission.go
+	req := &structs.JobRegisterRequest{Job: job, Submission: sub, Eval: eval, WriteRequest: args.WriteRequest}
 	index, _, err := e.d.Apply(structs.JobRegisterRequestType, req)
 	if err != nil {
 		return err
 	}
 	reply.EvalCreateIndex, reply.JobModifyIndex = index, index
+	reply.Warnings = warn
 	if eval != nil {
 		reply.EvalID = eval.ID
 	} else {

@@ -113,7 +113,12 @@ func (e *Job) Revert(args *structs.JobRevertRequest, reply *structs.JobRegisterR
 	if old == nil {
 		return structs.NewCodedError(structs.ErrCodeNotFound, "job %q in namespace %q at version %d not found", args.JobID, ns, args.JobVersion)
 	}
-	reg := &structs.JobRegisterRequest{Job: old.Copy(), WriteRequest: args.WriteRequest}
+	// The new version was written as the old one was: keep its source (as Nomad).
+	sub, err := snap.JobSubmission(nil, ns, args.JobID, args.JobVersion)
+	if err != nil {
+		return err
+	}
+	reg := &structs.JobRegisterRequest{Job: old.Copy(), Submission: sub.Copy(), WriteRequest: args.WriteRequest}
 	reg.Namespace = ns
 	if args.EnforcePriorVersion != nil {
 		if cur.Version != *args.EnforcePriorVersion {

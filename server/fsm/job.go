@@ -5,7 +5,7 @@ import "github.com/nomadish/nomadish/structs"
 func (f *FSM) applyJobRegister(buf []byte, index uint64) any {
 	var req structs.JobRegisterRequest
 	decode(buf, &req, index)
-	if err := f.State().UpsertJob(index, req.Job, req.Eval); err != nil {
+	if err := f.State().UpsertJobWithSubmission(index, req.Job, req.Submission, req.Eval); err != nil {
 		f.logger.Error("applying job register", "job", req.Job.ID, "error", err)
 		return err
 	}

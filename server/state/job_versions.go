@@ -38,7 +38,7 @@ func jobVersionsSchema() *memdb.TableSchema {
 // upsertJobVersionTxn stores job (already inserted in the jobs table, so
 // immutable from now on) as its version: a write of the same version
 // replaces it (status, stop flag). Past JobTrackedVersions, the oldest
-// version is dropped, except that the newest stable version is kept in
+// version is dropped (with its submission), except that the newest stable version is kept in
 // place of the oldest unstable one (Nomad's rule).
 func upsertJobVersionTxn(txn *memdb.Txn, index uint64, job *structs.Job) error {
 	if err := txn.Insert(tableJobVersions, job); err != nil {
@@ -64,12 +64,16 @@ func upsertJobVersionTxn(txn *memdb.Txn, index uint64, job *structs.Job) error {
 			if err := txn.Delete(tableJobVersions, d); err != nil {
 				return fmt.Errorf("deleting version %d of job %q: %w", d.Version, d.ID, err)
 			}
+			if err := deleteJobSubmissionTxn(txn, index, d.Namespace, d.ID, d.Version); err != nil { // job_submissions.go
+				return err
+			}
 		}
 	}
 	return setIndex(txn, tableJobVersions, index)
 }
 
-// deleteJobVersionsTxn removes every version of a purged job.
+// deleteJobVersionsTxn removes every version of a purged job, with their
+// submissions.
 func deleteJobVersionsTxn(txn *memdb.Txn, index uint64, namespace, id string) error {
 	all, err := jobVersionsTxn(txn, nil, namespace, id)
 	if err != nil {
@@ -78,6 +82,9 @@ func deleteJobVersionsTxn(txn *memdb.Txn, index uint64, namespace, id string) er
 	for _, j := range all {
 		if err := txn.Delete(tableJobVersions, j); err != nil {
 			return fmt.Errorf("deleting version %d of job %q: %w", j.Version, id, err)
+		}
+		if err := deleteJobSubmissionTxn(txn, index, namespace, id, j.Version); err != nil {
+			return err
 		}
 	}
 	if len(all) == 0 {

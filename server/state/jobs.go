@@ -32,25 +32,29 @@ func jobsSchema() *memdb.TableSchema {
 // that does not exist (deleted after Job.Register checked it) is refused
 // with a 400 and nothing is written.
 func (s *StateStore) UpsertJob(index uint64, job *structs.Job, eval *structs.Evaluation) error {
-	txn := s.writeTxn()
-	defer txn.Abort()
+	return s.UpsertJobWithSubmission(index, job, nil, eval) // job_submissions.go
+}
+
+// upsertJobAndEvalTxn is UpsertJob's work inside txn; it returns the
+// changes to commit.
+func upsertJobAndEvalTxn(txn *memdb.Txn, index uint64, job *structs.Job, eval *structs.Evaluation) (*changes, error) {
 	if err := checkNewJobNamespaceTxn(txn, job); err != nil {
-		return err
+		return nil, err
 	}
 	c := &changes{event: structs.TypeJobRegistered}
 	if job.Stop { // a stop (deregister without purge) stores the job stopped
 		c.event = structs.TypeJobDeregistered
 	}
 	if err := upsertJobTxn(txn, index, job, c); err != nil {
-		return err
+		return nil, err
 	}
 	if eval != nil {
 		eval.JobModifyIndex = index
 		if err := upsertEvalsTxn(txn, index, []*structs.Evaluation{eval}, c); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return s.commit(txn, index, c)
+	return c, nil
 }
 
 func upsertJobTxn(txn *memdb.Txn, index uint64, job *structs.Job, c *changes) error {

@@ -38,6 +38,7 @@ var persistedTables = []struct {
 	{tablePeriodicLaunch, recordPeriodicLaunch},
 	{tableServiceRegistrations, recordServiceRegistration},
 	{tableAutopilotConfig, recordAutopilotConfig},
+	{tableJobSubmissions, recordJobSubmission},
 }
 
 // Persist writes every object of the snapshot to w as a msgpack stream (for
@@ -138,6 +139,8 @@ func newRecord(t recordType) (any, string, error) {
 		return &structs.AutopilotConfig{}, tableAutopilotConfig, nil
 	case recordServiceRegistration:
 		return &structs.ServiceRegistration{}, tableServiceRegistrations, nil
+	case recordJobSubmission:
+		return &structs.JobSubmission{}, tableJobSubmissions, nil
 	}
 	return nil, "", fmt.Errorf("restoring: unknown record type %d", t)
 }

@@ -101,6 +101,7 @@ func schema() *memdb.DBSchema {
 		tablePeriodicLaunch:       periodicLaunchSchema(),       // periodic_launch.go
 		tableServiceRegistrations: serviceRegistrationsSchema(), // service_registrations.go
 		tableAutopilotConfig:      autopilotConfigSchema(),      // autopilot_config.go
+		tableJobSubmissions:       jobSubmissionsSchema(),       // job_submissions.go
 	}}
 }
 

@@ -1,7 +1,13 @@
 package browsertest
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -136,26 +142,89 @@ func TestJobVersionsDiffAndRevert(t *testing.T) {
 	dev.CLI(t, "job", "stop", "-purge", id)
 }
 
-// Edit + plan: the count changed in the definition shows in the plan's
-// diff with the group's placements; Run submits it.
+// Edit + plan: the job run from a file shows its HCL as submitted (a
+// unique comment line, "version 0"); the count edited in that HCL shows in
+// the plan's diff with the group's placements, and nothing else does (the
+// -var flag it was run with is kept: FOO stays "from-flag"); Run submits
+// the edited text as version 1's source.
 func TestJobDefinitionPlanAndRun(t *testing.T) {
 	id := UniqueID("ui-plan")
-	dev.RunJob(t, webJob(id, "a", 1))
+	marker := "# submitted by TestJobDefinitionPlanAndRun " + id
+	hcl := marker + "\n" + strings.Replace(webJob(id, "${var.foo}", 1), `job `, "variable \"foo\" {\n  default = \"from-default\"\n}\n\njob ", 1)
+	path := filepath.Join(t.TempDir(), "job.nomad.hcl")
+	if err := os.WriteFile(path, []byte(hcl), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dev.CLI(t, "job", "run", "-detach", "-var", "foo=from-flag", path)
 	dev.WaitRunning(t, id)
 	p := OpenPage(t, "/ui/jobs/"+id+"#definition")
-	p.poll("the job's JSON in the text area", `document.getElementById("job-spec").value.includes('"Count": 1,')`)
+	p.poll("the submitted HCL in the text area", fmt.Sprintf(`document.getElementById("job-spec").value.includes(%q)`, marker))
+	p.WaitText("#job-spec-source", "HCL as submitted, version 0")
 	var ok bool
 	p.Eval(`(() => { const a = document.getElementById("job-spec");
-		a.value = a.value.replace('"Count": 1,', '"Count": 3,');
+		a.value = a.value.replace("count = 1", "count = 3");
 		a.dispatchEvent(new Event("input", { bubbles: true })); return true; })()`, &ok)
 	p.Click(`#definition button[type="submit"]`)
 	p.poll("the plan's Count row 1 -> 3", `Array.from(document.querySelectorAll("#definition .plan-out tr")).some((r) =>
 		r.innerText.includes("Count") && r.innerText.includes("1") && r.innerText.includes("3"))`)
 	p.WaitText("#definition .plan-out .updates", "2 create")
+	if txt := p.Text("#definition .plan-out"); strings.Contains(txt, "from-default") {
+		t.Errorf("the plan lost the -var flag (FOO from the default):\n%s", txt)
+	}
 	p.Screenshot("job-plan")
 	p.Click(`#definition .plan-form button:not([type="submit"]):not([disabled])`)
-	waitJob(t, id, "at count 3", func(j jobState) bool { return len(j.TaskGroups) == 1 && j.TaskGroups[0].Count == 3 })
+	j := waitJob(t, id, "at count 3", func(j jobState) bool { return len(j.TaskGroups) == 1 && j.TaskGroups[0].Count == 3 })
+	if foo := j.TaskGroups[0].Tasks[0].Env["FOO"]; foo != "from-flag" {
+		t.Errorf("after the run FOO = %q, want from-flag", foo)
+	}
+	var sub struct {
+		Source        string
+		Format        string
+		VariableFlags map[string]string
+	}
+	dev.GetJSON(t, "/v1/job/"+id+"/submission?version=1", &sub)
+	if !strings.Contains(sub.Source, marker) || !strings.Contains(sub.Source, "count = 3") || sub.Format != "hcl2" || sub.VariableFlags["foo"] != "from-flag" {
+		t.Errorf("version 1's submission %+v, want the edited HCL with foo=from-flag", sub)
+	}
+	p.WaitText("#job-spec-source", "HCL as submitted, version 1")
 	dev.CLI(t, "job", "stop", "-purge", id)
+}
+
+// A job registered through the API without its source: the definition is
+// its JSON, and says so.
+func TestJobDefinitionJSONWithoutSource(t *testing.T) {
+	id := UniqueID("ui-json")
+	var job map[string]any
+	postJSON(t, "/v1/jobs/parse", map[string]any{"JobHCL": webJob(id, "json", 1), "Canonicalize": true}, &job)
+	postJSON(t, "/v1/jobs", map[string]any{"Job": job}, nil)
+	p := OpenPage(t, "/ui/jobs/"+id+"#definition")
+	p.poll("the job's JSON in the text area", `document.getElementById("job-spec").value.includes('"Count": 1,')`)
+	p.WaitText("#job-spec-source", "JSON of version 0")
+	dev.CLI(t, "job", "stop", "-purge", id)
+}
+
+// postJSON sends body to the agent and decodes the answer into out (nil:
+// ignored); it fails t on a non-2xx answer.
+func postJSON(t *testing.T, path string, body, out any) {
+	t.Helper()
+	b, err := json.Marshal(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Post(dev.Addr+path, "application/json", bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode/100 != 2 {
+		t.Fatalf("POST %s: %s: %s", path, resp.Status, data)
+	}
+	if out != nil {
+		if err := json.Unmarshal(data, out); err != nil {
+			t.Fatalf("POST %s: %v", path, err)
+		}
+	}
 }
 
 // Scale from 1 to 2: the API places a second allocation and the page
@@ -242,7 +311,7 @@ func TestJobEvaluationsShowPlacementFailures(t *testing.T) {
 	p.WaitText("#evaluations tbody", "nodes evaluated")
 	p.WaitText("#evaluations tbody", "plan9")
 	p.Click(`a[href="#definition"]`)
-	p.poll("the job's JSON in the text area", `document.getElementById("job-spec").value.includes('"plan9"')`)
+	p.poll("the job's spec in the text area", `document.getElementById("job-spec").value.includes('"plan9"')`)
 	p.Click(`#definition button[type="submit"]`)
 	p.WaitText("#definition .plan-out", "Placement failures")
 	p.WaitText("#definition .plan-out", "plan9")
