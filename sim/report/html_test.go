@@ -192,3 +192,17 @@ func TestWriteHTMLErrors(t *testing.T) {
 		t.Errorf("nil run: %v", err)
 	}
 }
+
+// BenchmarkWriteHTML renders a 24 h run sampled every second (86,401
+// samples, downsampled to 600 points a line) and reports the page size.
+func BenchmarkWriteHTML(b *testing.B) {
+	r := sampleRun(time.Second)
+	var buf bytes.Buffer
+	for b.Loop() {
+		buf.Reset()
+		if err := WriteHTML(&buf, r); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(buf.Len()), "bytes/page")
+}
