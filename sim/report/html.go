@@ -30,9 +30,16 @@ type page struct {
 type section struct {
 	ID, Heading string
 	Note        string
-	Charts      []template.HTML
+	Charts      []figure
 	Tables      []table
 	Lists       []list
+}
+
+// figure is a chart with its visible caption; SVG is escaped by the
+// chart writers (svg.go), hence trusted here.
+type figure struct {
+	Caption string
+	SVG     template.HTML
 }
 
 type table struct {

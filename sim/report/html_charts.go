@@ -41,7 +41,7 @@ type timeChart struct {
 // render draws the chart, or returns false when no run has a point. With
 // one metric, runs differ by colour and dash; with several, the metric
 // picks the colour and the run the dash.
-func (tc timeChart) render(runs []*Report, ids *chartIDs) (template.HTML, bool) {
+func (tc timeChart) render(runs []*Report, ids *chartIDs) (figure, bool) {
 	type raw struct {
 		name        string
 		ts          []time.Duration
@@ -71,7 +71,7 @@ func (tc timeChart) render(runs []*Report, ids *chartIDs) (template.HTML, bool) 
 		}
 	}
 	if len(all) == 0 {
-		return "", false
+		return figure{}, false
 	}
 	div, unit := timeUnit(last)
 	c := lineChart{ID: ids.next(), Title: tc.title, YLabel: tc.yLabel, YAtLeast: tc.yAtLeast,
@@ -86,7 +86,7 @@ func (tc timeChart) render(runs []*Report, ids *chartIDs) (template.HTML, bool) 
 		desc = append(desc, describe(s.name, s.ts, s.ys))
 	}
 	c.Desc = tc.title + " over " + tc.xLabel + ". " + strings.Join(desc, "; ") + "."
-	return template.HTML(c.svg()), true
+	return figure{Caption: tc.title, SVG: template.HTML(c.svg())}, true
 }
 
 func allZero(ys []float64) bool {
@@ -127,8 +127,8 @@ func timeUnit(last time.Duration) (float64, string) {
 
 // charts renders the time charts that have data; the rest are named in
 // the returned note.
-func charts(runs []*Report, ids *chartIDs, tcs ...timeChart) ([]template.HTML, string) {
-	var out []template.HTML
+func charts(runs []*Report, ids *chartIDs, tcs ...timeChart) ([]figure, string) {
+	var out []figure
 	var empty []string
 	for _, tc := range tcs {
 		if h, ok := tc.render(runs, ids); ok {
@@ -258,7 +258,7 @@ func latencySection(runs []*Report, ids *chartIDs) section {
 				name, fmtDur(p.P50), fmtDur(p.P90), fmtDur(p.P99), fmtDur(p.Max), p.Count))
 		}
 		bc.Desc = k.name + " percentiles. " + strings.Join(desc, "; ") + "."
-		s.Charts = append(s.Charts, template.HTML(bc.svg()))
+		s.Charts = append(s.Charts, figure{Caption: k.name, SVG: template.HTML(bc.svg())})
 		lower := strings.ToLower(k.name)
 		t.Rows = append(t.Rows,
 			perRun(lower+" samples", runs, func(r *Report) string { return fmt.Sprint(k.get(r).Count) }),

@@ -45,7 +45,7 @@ func conflictsSection(runs []*Report, ids *chartIDs) section {
 	}
 	bc.Series = []barSeries{conflicts, retries}
 	bc.Desc = "Plan conflicts and retries. " + strings.Join(desc, "; ") + "."
-	s.Charts = []template.HTML{template.HTML(bc.svg())}
+	s.Charts = []figure{{Caption: bc.Title, SVG: template.HTML(bc.svg())}}
 	return s
 }
 
