@@ -99,16 +99,23 @@ func allZero(ys []float64) bool {
 }
 
 // describe summarises a line for its chart's <desc>: the peak and when,
-// and the last value.
+// and the last value (non-finite values are left out, as on the plot).
 func describe(name string, ts []time.Duration, ys []float64) string {
-	peak := 0
+	peak, last := -1, -1
 	for i, y := range ys {
-		if y > ys[peak] {
+		if !finite(y) {
+			continue
+		}
+		if peak < 0 || y > ys[peak] {
 			peak = i
 		}
+		last = i
+	}
+	if peak < 0 {
+		return name + " has no finite value"
 	}
 	return fmt.Sprintf("%s peaks at %s at %s and ends at %s", name, fmtFloat(ys[peak]),
-		fmtDur(ts[peak]), fmtFloat(ys[len(ys)-1]))
+		fmtDur(ts[peak]), fmtFloat(ys[last]))
 }
 
 // timeUnit picks the x axis unit for times up to last: its length in
@@ -196,14 +203,16 @@ func throughputSection(runs []*Report, ids *chartIDs) section {
 	t := table{Caption: "Placements per second", Head: runHead("measure", runs)}
 	stat := func(f func(min, mean, max float64) float64) func(*Report) string {
 		return func(r *Report) string {
-			if len(r.Throughput) == 0 {
+			lo, sum, hi, n := math.Inf(1), 0.0, math.Inf(-1), 0
+			for _, p := range r.Throughput {
+				if finite(p.PerSecond) {
+					lo, hi, sum, n = math.Min(lo, p.PerSecond), math.Max(hi, p.PerSecond), sum+p.PerSecond, n+1
+				}
+			}
+			if n == 0 {
 				return "-"
 			}
-			lo, sum, hi := math.Inf(1), 0.0, math.Inf(-1)
-			for _, p := range r.Throughput {
-				lo, hi, sum = math.Min(lo, p.PerSecond), math.Max(hi, p.PerSecond), sum+p.PerSecond
-			}
-			return fmtFloat(f(lo, sum/float64(len(r.Throughput)), hi))
+			return fmtFloat(f(lo, sum/float64(n), hi))
 		}
 	}
 	t.Rows = []row{

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"html"
 	"io"
+	"math"
 	"regexp"
 	"strings"
 	"testing"
@@ -205,4 +206,19 @@ func BenchmarkWriteHTML(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(buf.Len()), "bytes/page")
+}
+
+// TestWriteHTMLOddValues: non-finite and negative values neither break
+// the page nor reach it as "NaN" coordinates.
+func TestWriteHTMLOddValues(t *testing.T) {
+	r := sampleRun(time.Hour)
+	r.Utilization[3].CPU = math.NaN()
+	r.Utilization[4].Memory = math.Inf(1)
+	r.Throughput[2].PerSecond = -5
+	r.Throughput[5].PerSecond = math.NaN()
+	page := render(t, r)
+	parseStrict(t, page)
+	if strings.Contains(page, "NaN") || strings.Contains(page, "Inf") {
+		t.Error("a non-finite value reached the page")
+	}
 }

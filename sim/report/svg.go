@@ -69,16 +69,15 @@ func (f frame) py(y float64) float64 {
 	return f.bottom - (y-f.y0)/(f.y1-f.y0)*(f.bottom-f.top)
 }
 
-// svg renders the chart. Non-finite points are skipped.
+// svg renders the chart. Non-finite points are skipped, and so are the
+// X or Y values past the shorter of the two.
 func (c *lineChart) svg() string {
-	xmin, xmax, ymax := math.Inf(1), math.Inf(-1), c.YAtLeast
+	xmin, xmax, ymin, ymax := math.Inf(1), math.Inf(-1), 0.0, c.YAtLeast
 	for _, s := range c.Series {
-		for i := range s.X {
-			if !finite(s.X[i]) || !finite(s.Y[i]) {
-				continue
-			}
-			xmin, xmax = math.Min(xmin, s.X[i]), math.Max(xmax, s.X[i])
-			ymax = math.Max(ymax, s.Y[i])
+		xs, ys := finitePoints(s.X, s.Y)
+		for i := range xs {
+			xmin, xmax = math.Min(xmin, xs[i]), math.Max(xmax, xs[i])
+			ymin, ymax = math.Min(ymin, ys[i]), math.Max(ymax, ys[i])
 		}
 	}
 	if xmin > xmax {
@@ -91,7 +90,7 @@ func (c *lineChart) svg() string {
 	openSVG(&b, c.ID, c.Title, c.Desc, chartH)
 	b.WriteString(keySVG)
 	f.x0, f.x1 = axisX(&b, f, xmin, xmax, c.XLabel)
-	f.y0, f.y1 = axisY(&b, f, 0, ymax, c.YLabel)
+	f.y0, f.y1 = axisY(&b, f, ymin, ymax, c.YLabel)
 	for _, s := range c.Series {
 		xs, ys := finitePoints(s.X, s.Y)
 		xs, ys = downsample(xs, ys, maxPoints)
@@ -115,6 +114,11 @@ func (c *lineChart) svg() string {
 // legend draws one swatch and name per series in rows at the top of a
 // chart width wide; it returns the SVG and the rows' height.
 func legend(series []lineSeries, width float64) (string, int) {
+	return legendOf(series, width, false)
+}
+
+// legendOf is legend with box swatches (for bars) instead of lines.
+func legendOf(series []lineSeries, width float64, boxes bool) (string, int) {
 	var b strings.Builder
 	x, row := float64(marginLeft), 0
 	for _, s := range series {
@@ -123,8 +127,12 @@ func legend(series []lineSeries, width float64) (string, int) {
 			x, row = marginLeft, row+1
 		}
 		y := float64(row*legendRow + 14)
-		fmt.Fprintf(&b, `<line x1="%.0f" y1="%.0f" x2="%.0f" y2="%.0f" stroke="%s" stroke-width="3"%s/>`,
-			x, y-4, x+24, y-4, palette[s.Color%len(palette)], dashAttr(s.Dash))
+		if boxes {
+			fmt.Fprintf(&b, `<rect x="%.0f" y="%.0f" width="18" height="10" fill="%s"/>`, x+3, y-9, palette[s.Color%len(palette)])
+		} else {
+			fmt.Fprintf(&b, `<line x1="%.0f" y1="%.0f" x2="%.0f" y2="%.0f" stroke="%s" stroke-width="3"%s/>`,
+				x, y-4, x+24, y-4, palette[s.Color%len(palette)], dashAttr(s.Dash))
+		}
 		fmt.Fprintf(&b, `<text x="%.0f" y="%.0f">%s</text>`+"\n", x+30, y, esc(s.Name))
 		x += w
 	}
@@ -153,11 +161,11 @@ func (c *barChart) svg() string {
 	if w == 0 {
 		w = chartW
 	}
-	ymax := 0.0
+	ymin, ymax := 0.0, 0.0
 	for _, s := range c.Series {
 		for _, v := range s.Values {
 			if finite(v) {
-				ymax = math.Max(ymax, v)
+				ymin, ymax = math.Min(ymin, v), math.Max(ymax, v)
 			}
 		}
 	}
@@ -165,13 +173,14 @@ func (c *barChart) svg() string {
 	for i, s := range c.Series {
 		keys[i] = lineSeries{Name: s.Name, Color: s.Color}
 	}
-	keySVG, legendH := legend(keys, w)
+	keySVG, legendH := legendOf(keys, w, true)
 	var b strings.Builder
 	f := frame{left: marginLeft, top: float64(legendH + 12), right: w - marginRight, bottom: chartH - marginBot}
 	openSVGWidth(&b, c.ID, c.Title, c.Desc, w, chartH)
 	b.WriteString(keySVG)
-	f.y0, f.y1 = axisY(&b, f, 0, ymax, c.YLabel)
-	fmt.Fprintf(&b, `<line class="axis" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f"/>`+"\n", f.left, f.bottom, f.right, f.bottom)
+	f.y0, f.y1 = axisY(&b, f, ymin, ymax, c.YLabel)
+	zero := f.py(0)
+	fmt.Fprintf(&b, `<line class="axis" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f"/>`+"\n", f.left, zero, f.right, zero)
 	groupW := (f.right - f.left) / float64(max(1, len(c.Categories)))
 	barW := groupW * 0.8 / float64(max(1, len(c.Series)))
 	for ci, cat := range c.Categories {
@@ -181,8 +190,9 @@ func (c *barChart) svg() string {
 				continue
 			}
 			y := f.py(s.Values[ci])
+			top, h := math.Min(y, zero), math.Abs(zero-y)
 			fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"><title>%s %s: %s</title></rect>`+"\n",
-				gx+float64(si)*barW, y, barW*0.92, f.bottom-y, palette[s.Color%len(palette)],
+				gx+float64(si)*barW, top, barW*0.92, h, palette[s.Color%len(palette)],
 				esc(s.Name), esc(cat), esc(fmtFloat(s.Values[ci])))
 		}
 		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle">%s</text>`+"\n",

@@ -83,12 +83,9 @@ func TestTickLabels(t *testing.T) {
 	}
 }
 
-// TestChartAxisCoversData renders a line chart and reads its y tick
-// labels back: nice, evenly spaced, from 0 to at least the data's top.
-func TestChartAxisCoversData(t *testing.T) {
-	c := lineChart{ID: "c", Title: "t", Desc: "d", XLabel: "x", YLabel: "y",
-		Series: []lineSeries{{Name: "s", X: []float64{0, 1, 2, 3}, Y: []float64{3, 41, 87, 12}}}}
-	svg := c.svg()
+// yTicks reads a chart's y tick labels back as numbers.
+func yTicks(t *testing.T, svg string) []float64 {
+	t.Helper()
 	var ys []float64
 	for _, m := range regexp.MustCompile(`class="ytick"[^>]*>([^<]*)<`).FindAllStringSubmatch(svg, -1) {
 		v, err := strconv.ParseFloat(m[1], 64)
@@ -97,16 +94,39 @@ func TestChartAxisCoversData(t *testing.T) {
 		}
 		ys = append(ys, v)
 	}
-	if len(ys) < 3 || ys[0] != 0 || ys[len(ys)-1] < 87 {
-		t.Fatalf("y ticks %v do not cover 0..87", ys)
-	}
-	for i := 1; i < len(ys); i++ {
-		if step := ys[i] - ys[i-1]; step != ys[1]-ys[0] || !isNice(step) {
-			t.Fatalf("y ticks %v are not evenly spaced by a nice step", ys)
+	return ys
+}
+
+// TestChartAxisCoversData renders line and bar charts and reads their y
+// tick labels back: nice, evenly spaced, from 0 or below to the data's top.
+func TestChartAxisCoversData(t *testing.T) {
+	for _, c := range []struct {
+		ys       []float64
+		min, max float64
+	}{
+		{[]float64{3, 41, 87, 12}, 0, 87},
+		{[]float64{-4.5, 2, 0.3, 12}, -4.5, 12},
+		{[]float64{0.01, 0.02, 0.013}, 0, 0.02},
+	} {
+		line := lineChart{ID: "c", Title: "t", Desc: "d", XLabel: "x", YLabel: "y",
+			Series: []lineSeries{{Name: "s", X: []float64{0, 1, 2, 3}[:len(c.ys)], Y: c.ys}}}
+		bars := barChart{ID: "b", Title: "t", Desc: "d", Categories: []string{"a", "b", "c", "d"},
+			Series: []barSeries{{Name: "s", Values: c.ys}}}
+		for _, svg := range []string{line.svg(), bars.svg()} {
+			ys := yTicks(t, svg)
+			if len(ys) < 3 || ys[0] > c.min || ys[len(ys)-1] < c.max {
+				t.Fatalf("y ticks %v do not cover %g..%g", ys, c.min, c.max)
+			}
+			step := roundTo(ys[1]-ys[0], ys[1]-ys[0])
+			for i := 1; i < len(ys); i++ {
+				if d := ys[i] - ys[i-1]; math.Abs(d-step) > 1e-9 || !isNice(step) {
+					t.Fatalf("y ticks %v are not evenly spaced by a nice step", ys)
+				}
+			}
 		}
-	}
-	if !strings.Contains(svg, `<title id="c-t">t</title><desc id="c-d">d</desc>`) {
-		t.Errorf("chart without its title and description:\n%s", svg)
+		if !strings.Contains(line.svg(), `<title id="c-t">t</title><desc id="c-d">d</desc>`) {
+			t.Errorf("chart without its title and description:\n%s", line.svg())
+		}
 	}
 }
 
