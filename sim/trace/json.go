@@ -146,8 +146,9 @@ func parseJSON(name string, data []byte) (*Trace, error) {
 	default:
 		return nil, r.errAt(r.skipBlank(0), "want an object {\"source\":..,\"jobs\":[..]} or an array of jobs")
 	}
+	end := r.skipBlank(int(r.dec.InputOffset()))
 	if _, err := r.dec.Token(); err != io.EOF {
-		return nil, r.errAt(r.skipBlank(int(r.dec.InputOffset())), "unexpected data after the trace")
+		return nil, r.errAt(end, "unexpected data after the trace")
 	}
 	return t, nil
 }
@@ -211,7 +212,7 @@ func (r *jsonReader) job(start int, raw []byte, index int) (Job, error) {
 	if err := d.Decode(&w); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			return Job{}, r.errAt(start+int(te.Offset)-1, fmt.Sprintf("job %d: field %q: %s is not a %s", index, te.Field, te.Value, te.Type))
+			return Job{}, r.errAt(start+valueStart(raw, int(te.Offset)), fmt.Sprintf("job %d: field %q: %s is not of type %s", index, te.Field, te.Value, te.Type))
 		}
 		return Job{}, r.errAt(start, fmt.Sprintf("job %d: %s", index, strings.TrimPrefix(err.Error(), "json: ")))
 	}
@@ -246,6 +247,29 @@ func (r *jsonReader) syntax(err error) error {
 		err = e
 	}
 	return r.errAt(int(r.dec.InputOffset()), err.Error())
+}
+
+// valueStart finds where the scalar value ending at end (exclusive)
+// begins: its opening quote, or just after the ':' before it.
+func valueStart(raw []byte, end int) int {
+	end = min(end, len(raw))
+	i := end - 1
+	if i >= 0 && raw[i] == '"' {
+		for i--; i >= 0; i-- {
+			if raw[i] == '"' && (i == 0 || raw[i-1] != '\\') {
+				return i
+			}
+		}
+		return 0
+	}
+	for i >= 0 && raw[i] != ':' && raw[i] != '[' && raw[i] != ',' {
+		i--
+	}
+	i++
+	for i < end && (raw[i] == ' ' || raw[i] == '\t' || raw[i] == '\r' || raw[i] == '\n') {
+		i++
+	}
+	return i
 }
 
 func (r *jsonReader) skipBlank(off int) int {
