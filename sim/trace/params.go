@@ -105,9 +105,9 @@ var Google2019 = Params{
 	Name:          "google2019",
 	ServiceShare:  0.7,
 	ServiceRamp:   10 * time.Minute,
-	ServiceCount:  Pareto{Alpha: 1.2, Max: 2000},
+	ServiceCount:  Pareto{Alpha: 1.0, Max: 2000},
 	BatchCount:    Pareto{Alpha: 1.0, Max: 5000},
-	ServiceSizes:  Sizes{Memory: LogNormal{Median: 0.01, Sigma: 1.2}, CPUPerMemory: LogNormal{Median: 1, Sigma: 0.5}},
+	ServiceSizes:  Sizes{Memory: LogNormal{Median: 0.02, Sigma: 1.2}, CPUPerMemory: LogNormal{Median: 1, Sigma: 0.5}},
 	BatchSizes:    Sizes{Memory: LogNormal{Median: 0.006, Sigma: 1.2}, CPUPerMemory: LogNormal{Median: 1.5, Sigma: 0.5}},
 	BatchDuration: LogNormal{Median: float64(15 * time.Minute), Sigma: 2.0},
 	ServiceBands: []Band{
@@ -139,7 +139,7 @@ var Alibaba2018 = Params{
 	ServiceShare: 0.95,
 	ServiceRamp:  10 * time.Minute,
 	ServiceCount: Pareto{Alpha: 1.2, Max: 2000},
-	BatchCount:   Pareto{Alpha: 1.0, Max: 2000},
+	BatchCount:   Pareto{Alpha: 0.7, Max: 2000},
 	ServiceSizes: Sizes{Steps: []Step{
 		// Containers ask 4, 8 or 16 of a 96-core machine's CPUs with
 		// memory in proportion: a few discrete shapes.
@@ -148,7 +148,7 @@ var Alibaba2018 = Params{
 		{CPU: 16.0 / 96, Memory: 0.06, Weight: 0.2},
 		{CPU: 32.0 / 96, Memory: 0.12, Weight: 0.05},
 	}},
-	BatchSizes:    Sizes{Memory: LogNormal{Median: 0.003, Sigma: 0.8}, CPUPerMemory: LogNormal{Median: 3, Sigma: 0.4}},
+	BatchSizes:    Sizes{Memory: LogNormal{Median: 0.005, Sigma: 0.8}, CPUPerMemory: LogNormal{Median: 3, Sigma: 0.4}},
 	BatchDuration: LogNormal{Median: float64(60 * time.Second), Sigma: 1.2},
 	ServiceBands: []Band{
 		{Name: "online", Lo: 70, Hi: 90, Share: 1},
