@@ -129,3 +129,26 @@ func TestReadFile(t *testing.T) {
 		t.Error("yaml: no error")
 	}
 }
+
+// TestExamples reads the documented examples (website/sim.md): the JSON
+// and the CSV hold the same jobs.
+func TestExamples(t *testing.T) {
+	j, err := Read("testdata/example.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Read("testdata/example.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j.Source != "nightly batch" || c.Source != "testdata/example.csv" {
+		t.Errorf("sources %q %q", j.Source, c.Source)
+	}
+	if !reflect.DeepEqual(j.Jobs, c.Jobs) {
+		t.Errorf("json and csv differ:\n%+v\n%+v", j.Jobs, c.Jobs)
+	}
+	db := j.Jobs[2]
+	if db.ID != "db" || db.Cores != 8 || len(db.Constraints) != 2 || db.Constraints[1] != (Constraint{"${node.class}", "=", "big"}) {
+		t.Errorf("db = %+v", db)
+	}
+}

@@ -129,6 +129,7 @@ type jsonReader struct {
 // parseJSON reads {"source": .., "jobs": [..]} or a bare array of jobs.
 func parseJSON(name string, data []byte) (*Trace, error) {
 	r := &jsonReader{name: name, data: data, dec: json.NewDecoder(bytes.NewReader(data)), seen: map[string]bool{}}
+	r.dec.DisallowUnknownFields()
 	t := &Trace{}
 	tok, err := r.dec.Token()
 	if err != nil {
@@ -184,16 +185,18 @@ func (r *jsonReader) object(t *Trace) error {
 	return nil
 }
 
-// jobs reads the array's elements up to and including its ']'.
+// jobs reads the array's elements up to and including its ']'. The
+// stream decoder reads each job in one pass; only on an error is the job
+// decoded again on its own, for the error's exact place.
 func (r *jsonReader) jobs() ([]Job, error) {
 	var jobs []Job
 	for r.dec.More() {
 		start := r.skipBlank(int(r.dec.InputOffset()))
-		var raw json.RawMessage
-		if err := r.dec.Decode(&raw); err != nil {
-			return nil, r.syntax(err)
+		var w wireJob
+		if err := r.dec.Decode(&w); err != nil {
+			return nil, r.jobErr(start, len(jobs), err)
 		}
-		j, err := r.job(start, raw, len(jobs))
+		j, err := r.job(start, &w, len(jobs))
 		if err != nil {
 			return nil, err
 		}
@@ -205,17 +208,27 @@ func (r *jsonReader) jobs() ([]Job, error) {
 	return jobs, nil
 }
 
-func (r *jsonReader) job(start int, raw []byte, index int) (Job, error) {
-	var w wireJob
-	d := json.NewDecoder(bytes.NewReader(raw))
-	d.DisallowUnknownFields()
-	if err := d.Decode(&w); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			return Job{}, r.errAt(start+valueStart(raw, int(te.Offset)), fmt.Sprintf("job %d: field %q: %s is not of type %s", index, te.Field, te.Value, te.Type))
-		}
-		return Job{}, r.errAt(start, fmt.Sprintf("job %d: %s", index, strings.TrimPrefix(err.Error(), "json: ")))
+// jobErr places a job's decoding error: the job is decoded alone from
+// its start, so the error's offset is relative to start.
+func (r *jsonReader) jobErr(start, index int, err error) error {
+	var se *json.SyntaxError
+	if errors.As(err, &se) || err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
+		return r.syntax(err)
 	}
+	d := json.NewDecoder(bytes.NewReader(r.data[start:]))
+	d.DisallowUnknownFields()
+	var w wireJob
+	if e := d.Decode(&w); e != nil {
+		err = e
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return r.errAt(start+valueStart(r.data[start:], int(te.Offset)), fmt.Sprintf("job %d: field %q: %s is not of type %s", index, te.Field, te.Value, te.Type))
+	}
+	return r.errAt(start, fmt.Sprintf("job %d: %s", index, strings.TrimPrefix(err.Error(), "json: ")))
+}
+
+func (r *jsonReader) job(start int, w *wireJob, index int) (Job, error) {
 	j, err := w.job()
 	if err != nil {
 		return Job{}, r.errAt(start, fmt.Sprintf("job %d (%q): %v", index, w.ID, err))
