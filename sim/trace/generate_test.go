@@ -48,6 +48,15 @@ func TestGenerateValidAndSorted(t *testing.T) {
 		if err := tr.Validate(); err != nil {
 			t.Errorf("%s: %v", kind, err)
 		}
+		o := Options{Nodes: 20}.withDefaults()
+		for _, j := range tr.Jobs {
+			if j.MemoryMB > o.NodeMemoryMB || j.CPU > o.NodeCPUMHz || j.Cores > o.NodeCores {
+				t.Fatalf("%s: job %s does not fit a node: %+v", kind, j.ID, j)
+			}
+			if j.Count > 1 && float64(j.Count*j.MemoryMB) > MaxJobShare*float64(o.Nodes*o.NodeMemoryMB) {
+				t.Fatalf("%s: job %s asks more than %.0f%% of the cluster: %+v", kind, j.ID, 100*MaxJobShare, j)
+			}
+		}
 		if !slices.IsSortedFunc(tr.Jobs, func(a, b Job) int { return cmpDuration(a.Arrival, b.Arrival) }) {
 			t.Errorf("%s: not sorted by arrival", kind)
 		}
@@ -111,12 +120,22 @@ func TestGenerateDistributions(t *testing.T) {
 		within(t, kind+" batch duration median", math.Exp(med), p.BatchDuration.Median, 0.10)
 		within(t, kind+" batch duration log-sigma", sd, p.BatchDuration.Sigma, 0.10)
 
-		// Batch memory: lognormal median as a fraction of the node.
+		// Mean run time: a lognormal's mean, less what the clip at
+		// MaxDuration cuts off.
+		durs := make([]float64, len(batch))
+		for i, j := range batch {
+			durs[i] = float64(j.Duration)
+		}
+		within(t, kind+" batch duration mean", mean(durs), clippedLogNormalMean(p.BatchDuration, float64(MaxDuration)), 0.10)
+
+		// Batch memory: lognormal median and mean as a fraction of the node.
 		mem := make([]float64, len(batch))
 		for i, j := range batch {
 			mem[i] = float64(j.MemoryMB)
 		}
-		within(t, kind+" batch memory median", median(mem), p.BatchSizes.Memory.Median*float64(o.NodeMemoryMB), 0.10)
+		m := p.BatchSizes.Memory
+		within(t, kind+" batch memory median", median(mem), m.Median*float64(o.NodeMemoryMB), 0.10)
+		within(t, kind+" batch memory mean", mean(mem), clippedLogNormalMean(m, 1)*float64(o.NodeMemoryMB), 0.10)
 
 		// Counts: discrete Pareto, P(1) = 1 - 2^-alpha; most jobs 1-10.
 		ones, small, biggest := 0, 0, 0
@@ -245,6 +264,22 @@ func within(t *testing.T, what string, got, want, tol float64) {
 	if math.Abs(got-want) > tol*math.Abs(want) {
 		t.Errorf("%s = %.4g, want %.4g within %.0f%%", what, got, want, 100*tol)
 	}
+}
+
+// clippedLogNormalMean is E[min(X, c)] for X lognormal.
+func clippedLogNormalMean(l LogNormal, c float64) float64 {
+	mu, s := math.Log(l.Median), l.Sigma
+	phi := func(x float64) float64 { return 0.5 * (1 + math.Erf(x/math.Sqrt2)) }
+	z := (math.Log(c) - mu) / s
+	return math.Exp(mu+s*s/2)*phi(z-s) + c*(1-phi(z))
+}
+
+func mean(xs []float64) float64 {
+	var m float64
+	for _, x := range xs {
+		m += x
+	}
+	return m / float64(len(xs))
 }
 
 func median(xs []float64) float64 {

@@ -15,7 +15,8 @@ func TestRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 		// Values CSV must keep: spaces inside a constraint's value.
-		orig.Jobs[0].Constraints = append(orig.Jobs[0].Constraints, Constraint{Attribute: "${attr.os.name}", Operator: "=", Value: "Debian GNU/Linux"})
+		orig.Jobs[0].Constraints = append(orig.Jobs[0].Constraints, Constraint{Attribute: "${attr.os.name}", Operator: "=", Value: "Debian GNU/Linux"},
+			Constraint{Attribute: "${meta.zone}", Operator: "set_contains_any", Value: "a,b \"c\""})
 		for _, format := range []string{FormatJSON, FormatCSV} {
 			var buf bytes.Buffer
 			if err := Write(&buf, orig, format); err != nil {
@@ -118,6 +119,18 @@ func TestReadErrors(t *testing.T) {
 		if !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("%q:\n got %q\nwant %q...", c.text, err, c.want)
 		}
+	}
+}
+
+func TestTraceValidate(t *testing.T) {
+	j := Job{ID: "a", Type: "batch", Priority: 5, Count: 1, MemoryMB: 10}
+	tr := &Trace{Jobs: []Job{j, j}}
+	if err := tr.Validate(); err == nil || err.Error() != `job 1: duplicate id "a" (first at job 0)` {
+		t.Errorf("duplicate: %v", err)
+	}
+	tr.Jobs[1].ID, tr.Jobs[1].Spread = "b", []Spread{{Attribute: "${meta.rack}", Weight: 101}}
+	if err := tr.Validate(); err == nil || err.Error() != `job 1 ("b"): field "spread[0].weight": 101 is not in 0-100` {
+		t.Errorf("weight: %v", err)
 	}
 }
 
