@@ -165,3 +165,14 @@ func TestExamples(t *testing.T) {
 		t.Errorf("db = %+v", db)
 	}
 }
+
+func TestSummarize(t *testing.T) {
+	tr, err := Read("testdata/example.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Summary{Jobs: 3, ServiceJobs: 2, BatchJobs: 1, Allocs: 205, CoreJobs: 1, LastArrival: 2 * time.Minute}
+	if got := tr.Summarize(); got != want {
+		t.Errorf("got %+v, want %+v", got, want)
+	}
+}
