@@ -27,6 +27,7 @@ type evalContext struct {
 	top        []rankedNode                     // the best-scoring nodes of this Select, best first
 	jobAllocs  []*structs.Allocation            // the job's allocs in state, read once (groupAllocs)
 	nodesByID  map[string]*structs.Node         // nodes read by ID, once (node)
+	slots      slotTable                        // per node of the stack's list, by position (node_slots.go)
 
 	// ports.go: the dynamic port picks (seeded from the eval), the map
 	// usedPorts reuses and the slab portAssignments' values live in.
@@ -133,7 +134,7 @@ func (c *evalContext) newRanked(n *structs.Node) *rankedNode {
 	if len(c.ranked) == cap(c.ranked) {
 		c.ranked = make([]rankedNode, 0, max(16, 2*cap(c.ranked)))
 	}
-	c.ranked = append(c.ranked, rankedNode{node: n})
+	c.ranked = append(c.ranked, rankedNode{node: n, pos: -1})
 	return &c.ranked[len(c.ranked)-1]
 }
 

@@ -28,9 +28,14 @@ type nodeUsage struct {
 // zero): per-eval memory grows with the nodes in use, not with the nodes
 // looked at.
 func (c *evalContext) usage(n *structs.Node) (*nodeUsage, error) {
-	u := c.usages[n.ID]
+	return c.usageFrom(n, c.usages[n.ID])
+}
+
+// usageFrom is usage given the node's remembered usage u (nil: none).
+func (c *evalContext) usageFrom(n *structs.Node, u *nodeUsage) (*nodeUsage, error) {
 	removed := len(c.plan.NodeUpdate[n.ID]) + len(c.plan.NodePreemptions[n.ID])
-	if u == nil && removed == 0 && len(c.plan.NodeAllocation[n.ID]) == 0 {
+	placed := c.plan.NodeAllocation[n.ID]
+	if u == nil && removed == 0 && len(placed) == 0 {
 		existing, err := c.stateAllocs(n.ID)
 		if err != nil {
 			return nil, err
@@ -43,7 +48,6 @@ func (c *evalContext) usage(n *structs.Node) (*nodeUsage, error) {
 	if u == nil || removed != u.removed {
 		return c.recomputeUsage(n, removed)
 	}
-	placed := c.plan.NodeAllocation[n.ID]
 	for _, a := range placed[u.placed:] {
 		for _, e := range u.existing {
 			if e.ID == a.ID { // an in-place update: the old version leaves

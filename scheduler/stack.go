@@ -34,6 +34,7 @@ type genericStack struct {
 	available map[string]int // ready nodes per datacenter
 
 	source   *staticIterator
+	feasible *feasibilityIterator
 	dcs      *datacenterChecker
 	drivers  *driverChecker
 	binPack  *binPackIterator
@@ -58,15 +59,17 @@ type genericStack struct {
 // job's ready nodes and shuffled) for a job.
 func newGenericStack(ctx *evalContext, job *structs.Job, nodes []*structs.Node, available map[string]int, batch bool, now func() time.Time) *genericStack {
 	s := &genericStack{ctx: ctx, now: now, available: available, asks: map[string]*structs.AllocatedResources{}}
-	s.source = &staticIterator{ctx: ctx, nodes: nodes}
+	s.source = &staticIterator{ctx: ctx, nodes: nodes, slotted: true}
 	s.dcs = &datacenterChecker{datacenters: job.Datacenters}
 	s.drivers = &driverChecker{}
 	s.constraints = newConstraintChecker(ctx, job)
 	s.volumes = &hostVolumeChecker{} // feasible_volumes.go
 	s.networks = &networkChecker{}   // feasible_network.go
 	s.checkers = []feasibilityChecker{s.dcs, readyChecker{}, s.drivers, s.networks, s.volumes, s.constraints}
-	feasible := &feasibilityIterator{ctx: ctx, source: s.source, checkers: s.checkers}
-	s.binPack = newBinPackIterator(ctx, feasible)
+	s.feasible = &feasibilityIterator{ctx: ctx, source: s.source, checkers: s.checkers, dynamic: s.constraints,
+		static: []feasibilityChecker{s.dcs, readyChecker{}, s.drivers, s.networks, s.volumes, staticConstraints{s.constraints}}}
+	s.binPack = newBinPackIterator(ctx, s.feasible)
+	s.binPack.static = s.source
 	s.prefs = newPreferenceStack(s, job, batch)
 	s.maxScore = &maxScoreIterator{source: s.prefs.limit}
 	return s
@@ -88,6 +91,11 @@ func (s *genericStack) SelectWith(tg *structs.TaskGroup, opts *selectOptions) (*
 	s.constraints.setTaskGroup(tg)
 	s.volumes.setTaskGroup(tg)
 	s.networks.setTaskGroup(tg)
+	if s.source.slotted {
+		s.feasible.cache.setTaskGroup(tg.Name, len(s.source.nodes))
+	} else {
+		s.feasible.cache.cur = nil
+	}
 	ask, ok := s.asks[tg.Name]
 	if !ok {
 		ask = structs.AllocatedFor(tg)
