@@ -96,6 +96,17 @@ func (c *evalContext) evaluatedNode() { c.metrics.NodesEvaluated++ }
 // filteredNode records that a feasibility checker ruled the node out, by
 // reason and, for a node with a class, by class (as Nomad's FilterNode).
 func (c *evalContext) filteredNode(n *structs.Node, reason string) {
+	c.filteredClass(n)
+	m := c.metrics
+	if m.ConstraintFiltered == nil {
+		m.ConstraintFiltered = map[string]int{}
+	}
+	m.ConstraintFiltered[reason]++
+}
+
+// filteredClass counts a filtered node in NodesFiltered and by class; the
+// caller counts its reason.
+func (c *evalContext) filteredClass(n *structs.Node) {
 	m := c.metrics
 	m.NodesFiltered++
 	if n.NodeClass != "" {
@@ -104,10 +115,6 @@ func (c *evalContext) filteredNode(n *structs.Node, reason string) {
 		}
 		m.ClassFiltered[n.NodeClass]++
 	}
-	if m.ConstraintFiltered == nil {
-		m.ConstraintFiltered = map[string]int{}
-	}
-	m.ConstraintFiltered[reason]++
 }
 
 // exhaustedNode records that the node lacked room in dimension dim, and

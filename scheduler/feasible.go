@@ -77,8 +77,13 @@ func (it *feasibilityIterator) Next() *structs.Node {
 next:
 	for n := it.source.Next(); n != nil; n = it.source.Next() {
 		if pos := it.source.slot(); pos >= 0 && it.cache.cur != nil {
-			if reason, ok := it.cache.verdict(pos, n, it.static); !ok {
-				it.ctx.filteredNode(n, reason)
+			if v, reason := it.cache.verdict(pos, n, it.static); v != verdictFeasible {
+				if v == verdictUnknown { // not cached
+					it.ctx.filteredNode(n, reason)
+				} else {
+					it.ctx.filteredClass(n)
+					it.cache.count(v)
+				}
 				continue next
 			}
 			if ok, reason := it.dynamic.dynamicFeasible(n); !ok {

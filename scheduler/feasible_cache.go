@@ -13,6 +13,10 @@ type feasibleCache struct {
 	cur     []uint16            // the current group's; nil: caching off
 	reasons []string            // a failed verdict v means reasons[v-2]
 	index   map[string]uint16   // reason -> its verdict
+	// counts are the nodes filtered per failed verdict in the current
+	// Select, which flush adds to the metric's ConstraintFiltered.
+	counts  []int
+	counted bool
 }
 
 // Verdicts: 0 not checked yet, 1 feasible, v >= 2 failed for reasons[v-2].
@@ -35,30 +39,60 @@ func (c *feasibleCache) setTaskGroup(tg string, nodes int) {
 	c.cur = v
 }
 
-// verdict returns whether the node at pos passes checkers and, if not, the
-// first failure's reason, asking the checkers the first time only.
-func (c *feasibleCache) verdict(pos int, n *structs.Node, checkers []feasibilityChecker) (string, bool) {
+// verdict returns the verdict of the node at pos (verdictFeasible, or the
+// failed one), asking checkers the first time only, and the reason of a
+// failure. A failure whose reason could not be interned returns
+// verdictUnknown.
+func (c *feasibleCache) verdict(pos int, n *structs.Node, checkers []feasibilityChecker) (uint16, string) {
 	switch v := c.cur[pos]; v {
 	case verdictFeasible:
-		return "", true
+		return v, ""
 	case verdictUnknown:
 	default:
-		return c.reasons[v-2], false
+		return v, c.reasons[v-2]
 	}
 	for _, ch := range checkers {
 		if ok, reason := ch.Feasible(n); !ok {
-			if v, ok := c.reasonVerdict(reason); ok {
+			v, ok := c.reasonVerdict(reason)
+			if ok {
 				c.cur[pos] = v
 			}
-			return reason, false
+			return v, reason
 		}
 	}
 	c.cur[pos] = verdictFeasible
-	return "", true
+	return verdictFeasible, ""
 }
 
-// reasonVerdict interns reason; false when the verdicts ran out (the node
-// is then checked again on its next visit).
+// count counts a node filtered with the failed verdict v.
+func (c *feasibleCache) count(v uint16) {
+	if int(v) >= len(c.counts) {
+		c.counts = append(c.counts, make([]int, int(v)+1-len(c.counts))...)
+	}
+	c.counts[v]++
+	c.counted = true
+}
+
+// flush adds the counts of the current Select to m's ConstraintFiltered
+// and resets them.
+func (c *feasibleCache) flush(m *structs.AllocMetric) {
+	if !c.counted {
+		return
+	}
+	if m.ConstraintFiltered == nil {
+		m.ConstraintFiltered = map[string]int{}
+	}
+	for v, n := range c.counts {
+		if n > 0 {
+			m.ConstraintFiltered[c.reasons[v-2]] += n
+			c.counts[v] = 0
+		}
+	}
+	c.counted = false
+}
+
+// reasonVerdict interns reason; false (and verdictUnknown) when the
+// verdicts ran out: the node is then checked again on its next visit.
 func (c *feasibleCache) reasonVerdict(reason string) (uint16, bool) {
 	if v, ok := c.index[reason]; ok {
 		return v, true

@@ -90,7 +90,7 @@ next:
 		return nil, s.ctx.err
 	}
 	if best != nil && s.prefs != nil {
-		s.prefs.placed(best.node) // spread and anti-affinity count it
+		s.prefs.placed(best.node, -1) // spread and anti-affinity count it
 	}
 	return best, nil
 }

@@ -108,9 +108,10 @@ func (s *genericStack) SelectWith(tg *structs.TaskGroup, opts *selectOptions) (*
 	} else {
 		s.maxScore.Reset()
 		if option = s.maxScore.Next(); option != nil {
-			s.prefs.placed(option.node)
+			s.prefs.placed(option.node, option.pos)
 		}
 	}
+	s.feasible.cache.flush(s.ctx.metrics)
 	s.ctx.finishMetric()
 	s.ctx.metrics.AllocationTime = s.now().Sub(start)
 	if s.ctx.err != nil {

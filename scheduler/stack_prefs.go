@@ -96,10 +96,11 @@ func (p *preferenceStack) limitFor() int {
 	return p.serviceLimit
 }
 
-// placed tells the scorers an allocation of the current group goes to n.
-func (p *preferenceStack) placed(n *structs.Node) {
-	p.antiAffinity.placed(n)
-	p.spread.placed(n)
+// placed tells the scorers an allocation of the current group goes to n,
+// at position pos of the stack's list (-1: unknown).
+func (p *preferenceStack) placed(n *structs.Node, pos int32) {
+	p.antiAffinity.placed(n, pos)
+	p.spread.placed(n, pos)
 }
 
 // feasibleNodes returns the nodes of the stack's source that pass every
