@@ -28,6 +28,7 @@ type evalContext struct {
 	jobAllocs  []*structs.Allocation            // the job's allocs in state, read once (groupAllocs)
 	nodesByID  map[string]*structs.Node         // nodes read by ID, once (node)
 	slots      slotTable                        // per node of the stack's list, by position (node_slots.go)
+	slotsStale bool                             // the slots' usages are not to be trusted (untrustSlots)
 
 	// ports.go: the dynamic port picks (seeded from the eval), the map
 	// usedPorts reuses and the slab portAssignments' values live in.

@@ -13,6 +13,7 @@ type nodeSlot struct {
 	empty bool // the state has no live allocation on the node
 	avail structs.ComparableResources
 	usage *nodeUsage // nil while the node holds nothing (state or plan)
+	stale bool       // the plan may have changed on the node since usage was computed
 }
 
 const slotPageBits = 8 // 256 slots per page
@@ -33,24 +34,38 @@ func (t *slotTable) at(pos int) *nodeSlot {
 }
 
 // slotUsage is usage for a node of the stack's list with its slot: the
-// same answer, without hashing the node's ID for the context's caches or
-// re-reading the state for a node that holds nothing.
+// same answer, without hashing the node's ID for the plan's and the
+// context's maps while the plan has not changed on the node. The plan
+// changes on a node when the caller places the option Select returned
+// (Select marks its slot: planning) or, within an eval, through paths that
+// do not know the node's position (a preemption's evictions, a preferred
+// node): those mark every slot stale (untrustSlots). The first look at a
+// node reads the plan, which holds what the eval stopped before placing.
 func (c *evalContext) slotUsage(n *structs.Node, sl *nodeSlot) (*nodeUsage, error) {
 	if !sl.read {
 		existing, err := c.stateAllocs(n.ID)
 		if err != nil {
 			return nil, err
 		}
-		sl.empty, sl.avail, sl.read = len(existing) == 0, n.Comparable(), true
+		sl.empty, sl.avail, sl.read, sl.stale = len(existing) == 0, n.Comparable(), true, true
 	}
-	if sl.usage == nil && sl.empty {
-		removed := len(c.plan.NodeUpdate[n.ID]) + len(c.plan.NodePreemptions[n.ID])
-		if removed == 0 && len(c.plan.NodeAllocation[n.ID]) == 0 {
+	if !sl.stale && !c.slotsStale {
+		if sl.usage != nil {
+			return sl.usage, nil
+		}
+		if sl.empty {
 			c.pristine = nodeUsage{Usage: structs.Usage{Avail: sl.avail}}
 			return &c.pristine, nil
 		}
 	}
-	u, err := c.usageFrom(n, sl.usage)
+	removed := len(c.plan.NodeUpdate[n.ID]) + len(c.plan.NodePreemptions[n.ID])
+	placed := c.plan.NodeAllocation[n.ID]
+	sl.stale = false
+	if sl.usage == nil && sl.empty && removed == 0 && len(placed) == 0 {
+		c.pristine = nodeUsage{Usage: structs.Usage{Avail: sl.avail}}
+		return &c.pristine, nil
+	}
+	u, err := c.usageWith(n, sl.usage, removed, placed)
 	if err != nil {
 		return nil, err
 	}
@@ -59,6 +74,20 @@ func (c *evalContext) slotUsage(n *structs.Node, sl *nodeSlot) (*nodeUsage, erro
 	}
 	return u, nil
 }
+
+// planning tells the slots the plan is about to change on the node at
+// position pos of the stack's list (-1: a node without a slot, or unknown).
+func (c *evalContext) planning(pos int32) {
+	if pos < 0 {
+		c.untrustSlots()
+		return
+	}
+	c.slots.at(int(pos)).stale = true
+}
+
+// untrustSlots makes every slot read the plan from now on in this eval: the
+// plan changed on nodes whose positions are not known.
+func (c *evalContext) untrustSlots() { c.slotsStale = true }
 
 // scoreMemo remembers recent fit scores by the node's capacity, its
 // usage with the ask and the algorithm: on a cluster of a few machine

@@ -28,13 +28,13 @@ type nodeUsage struct {
 // zero): per-eval memory grows with the nodes in use, not with the nodes
 // looked at.
 func (c *evalContext) usage(n *structs.Node) (*nodeUsage, error) {
-	return c.usageFrom(n, c.usages[n.ID])
+	removed := len(c.plan.NodeUpdate[n.ID]) + len(c.plan.NodePreemptions[n.ID])
+	return c.usageWith(n, c.usages[n.ID], removed, c.plan.NodeAllocation[n.ID])
 }
 
-// usageFrom is usage given the node's remembered usage u (nil: none).
-func (c *evalContext) usageFrom(n *structs.Node, u *nodeUsage) (*nodeUsage, error) {
-	removed := len(c.plan.NodeUpdate[n.ID]) + len(c.plan.NodePreemptions[n.ID])
-	placed := c.plan.NodeAllocation[n.ID]
+// usageWith is usage given the node's remembered usage u (nil: none), the
+// number of its allocations the plan stops or evicts and those it places.
+func (c *evalContext) usageWith(n *structs.Node, u *nodeUsage, removed int, placed []*structs.Allocation) (*nodeUsage, error) {
 	if u == nil && removed == 0 && len(placed) == 0 {
 		existing, err := c.stateAllocs(n.ID)
 		if err != nil {

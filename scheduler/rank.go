@@ -108,7 +108,9 @@ func (it *binPackIterator) Next() *rankedNode {
 			return nil
 		}
 		ask := it.ask
-		ask.CpuShares = structs.SatAdd(ask.CpuShares, coresCPU(n, it.cores)) // the cheap sums first: a full node costs no core map
+		if len(it.cores) > 0 {
+			ask.CpuShares = structs.SatAdd(ask.CpuShares, coresCPU(n, it.cores)) // the cheap sums first: a full node costs no core map
+		}
 		fit, dim, used := u.Fits(ask)
 		if !fit {
 			if dim == "cpu" && len(it.cores) > 0 {

@@ -108,6 +108,7 @@ func (s *genericStack) SelectWith(tg *structs.TaskGroup, opts *selectOptions) (*
 	} else {
 		s.maxScore.Reset()
 		if option = s.maxScore.Next(); option != nil {
+			s.ctx.planning(option.pos) // the caller places on it
 			s.prefs.placed(option.node, option.pos)
 		}
 	}
