@@ -175,7 +175,7 @@ func (c *evalContext) finishMetric() {
 		r := &c.top[i]
 		scores := make(map[string]float64, r.nscores)
 		for _, s := range r.scores[:r.nscores] {
-			scores[s.name] = s.value
+			scores[s.name.String()] = s.value
 		}
 		meta[i] = structs.NodeScoreMeta{NodeID: r.node.ID, Scores: scores, NormScore: r.score}
 		c.metrics.ScoreMetaData[i] = &meta[i]

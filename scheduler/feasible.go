@@ -78,10 +78,14 @@ next:
 	for n := it.source.Next(); n != nil; n = it.source.Next() {
 		if pos := it.source.slot(); pos >= 0 && it.cache.cur != nil {
 			if v, reason := it.cache.verdict(pos, n, it.static); v != verdictFeasible {
-				if v == verdictUnknown { // not cached
+				switch {
+				case v == verdictUnknown: // not cached
 					it.ctx.filteredNode(n, reason)
-				} else {
+				case v&verdictClassed != 0:
 					it.ctx.filteredClass(n)
+					it.cache.count(v &^ verdictClassed)
+				default:
+					it.ctx.metrics.NodesFiltered++ // no class: the node is not read
 					it.cache.count(v)
 				}
 				continue next

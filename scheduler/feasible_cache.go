@@ -19,11 +19,15 @@ type feasibleCache struct {
 	counted bool
 }
 
-// Verdicts: 0 not checked yet, 1 feasible, v >= 2 failed for reasons[v-2].
+// Verdicts: 0 not checked yet, 1 feasible, v >= 2 failed for
+// reasons[v-2]. A failed verdict of a node with a class (counted in the
+// metric's ClassFiltered) carries verdictClassed besides, so that a node
+// filtered from the cache is not read at all when it has none.
 const (
 	verdictUnknown  = 0
 	verdictFeasible = 1
-	maxVerdict      = 1<<16 - 1
+	verdictClassed  = 1 << 15
+	maxVerdict      = verdictClassed - 1
 )
 
 // setTaskGroup selects tg's verdicts over nodes positions.
@@ -49,12 +53,15 @@ func (c *feasibleCache) verdict(pos int, n *structs.Node, checkers []feasibility
 		return v, ""
 	case verdictUnknown:
 	default:
-		return v, c.reasons[v-2]
+		return v, c.reasons[v&^verdictClassed-2]
 	}
 	for _, ch := range checkers {
 		if ok, reason := ch.Feasible(n); !ok {
 			v, ok := c.reasonVerdict(reason)
 			if ok {
+				if n.NodeClass != "" {
+					v |= verdictClassed
+				}
 				c.cur[pos] = v
 			}
 			return v, reason
@@ -64,7 +71,8 @@ func (c *feasibleCache) verdict(pos int, n *structs.Node, checkers []feasibility
 	return verdictFeasible, ""
 }
 
-// count counts a node filtered with the failed verdict v.
+// count counts a node filtered with the failed verdict v (without
+// verdictClassed).
 func (c *feasibleCache) count(v uint16) {
 	if int(v) >= len(c.counts) {
 		c.counts = append(c.counts, make([]int, int(v)+1-len(c.counts))...)

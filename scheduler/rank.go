@@ -29,8 +29,8 @@ type rankedNode struct {
 // score recorded for the explanation only (a 0 anti-affinity score), which
 // the final score does not average in, as in Nomad.
 type scorerScore struct {
-	name    string
 	value   float64
+	name    scorerName
 	applies bool
 }
 
@@ -40,7 +40,7 @@ const maxScorers = 8
 
 // addScore records a scorer's score; applies says whether the final score
 // averages it in.
-func (r *rankedNode) addScore(name string, value float64, applies bool) {
+func (r *rankedNode) addScore(name scorerName, value float64, applies bool) {
 	if r.nscores < maxScorers {
 		r.scores[r.nscores] = scorerScore{name: name, value: value, applies: applies}
 		r.nscores++

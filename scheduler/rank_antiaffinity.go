@@ -148,7 +148,7 @@ func (it *reschedulePenaltyIterator) Next() *rankedNode {
 	if r == nil {
 		return nil
 	}
-	if it.penalty[r.node.ID] {
+	if it.penalty != nil && it.penalty[r.node.ID] {
 		r.addScore(scorerReschedulePenalty, -1, true)
 	} else {
 		r.addScore(scorerReschedulePenalty, 0, false)
