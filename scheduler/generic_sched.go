@@ -186,6 +186,7 @@ func (s *genericScheduler) placeAll(places []reconcile.Placement, index uint64) 
 	ctx := newEvalContext(s.state, s.plan)
 	stack := newGenericStack(ctx, s.job, ready, available, s.batch, s.now)
 	stack.prefs.preferenceLimit = s.preferenceLimit
+	stack.readyInDCs()
 	s.elig = &stack.constraints.elig
 	now := s.now()
 	for _, p := range places {

@@ -75,6 +75,14 @@ func newGenericStack(ctx *evalContext, job *structs.Job, nodes []*structs.Node, 
 	return s
 }
 
+// readyInDCs tells the stack that its node list holds only ready nodes of
+// the job's datacenters (readyNodesInDCs' output, Process's source): the
+// cached feasibility pass then skips the datacenter and ready checks, which
+// cannot fail on it, and a node's first check reads less of it.
+func (s *genericStack) readyInDCs() {
+	s.feasible.static = []feasibilityChecker{s.drivers, s.networks, s.volumes, staticConstraints{s.constraints}}
+}
+
 // Select picks a node for one allocation of tg, or nil when none fits. The
 // metric explaining the choice is s.ctx.metrics afterwards; err reports a
 // state read failure. The caller places an allocation of tg on the node
