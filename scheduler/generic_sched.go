@@ -19,6 +19,10 @@ type genericScheduler struct {
 	now     func() time.Time
 	// preferenceLimit is Config.PreferenceScoreLimit.
 	preferenceLimit int
+	// uncached runs the stack without its per-eval caches by node position
+	// (node_slots.go, feasible_cache.go): tests check that the caches change
+	// no plan (export_test.go).
+	uncached bool
 	// onReconcile, when set, sees every reconcile result (DryRun annotations).
 	onReconcile func(*reconcile.Result)
 
@@ -187,6 +191,7 @@ func (s *genericScheduler) placeAll(places []reconcile.Placement, index uint64) 
 	stack := newGenericStack(ctx, s.job, ready, available, s.batch, s.now)
 	stack.prefs.preferenceLimit = s.preferenceLimit
 	stack.readyInDCs()
+	stack.source.slotted = !s.uncached
 	s.elig = &stack.constraints.elig
 	now := s.now()
 	for _, p := range places {
