@@ -65,7 +65,7 @@ func (c *evalContext) slotUsage(n *structs.Node, sl *nodeSlot) (*nodeUsage, erro
 		c.pristine = nodeUsage{Usage: structs.Usage{Avail: sl.avail}}
 		return &c.pristine, nil
 	}
-	u, err := c.usageWith(n, sl.usage, removed, placed)
+	u, _, err := c.usageWith(n, sl.usage, removed, placed) // kept in the slot, not in c.usages
 	if err != nil {
 		return nil, err
 	}
