@@ -9,8 +9,8 @@ import "github.com/nomadish/nomadish/structs"
 // skipped by one placement costs a slice read on the next, not a walk over
 // its attributes, drivers and constraints. Owned by the stack's goroutine.
 type feasibleCache struct {
-	groups  map[string][]uint16 // group name -> verdict per node position
-	cur     []uint16            // the current group's; nil: caching off
+	groups  map[string]*verdicts // by group name
+	cur     *verdicts            // the current group's; nil: caching off
 	reasons []string            // a failed verdict v means reasons[v-2]
 	index   map[string]uint16   // reason -> its verdict
 	// counts are the nodes filtered per failed verdict in the current
@@ -30,14 +30,33 @@ const (
 	maxVerdict      = verdictClassed - 1
 )
 
-// setTaskGroup selects tg's verdicts over nodes positions.
-func (c *feasibleCache) setTaskGroup(tg string, nodes int) {
+// verdicts are one group's, by node position, in pages allocated on first
+// use: an eval placing a few allocations on a large cluster pays for the
+// nodes it looks at.
+type verdicts struct{ pages [][]uint16 }
+
+const verdictPageBits = 10
+
+// at returns the verdict cell of position pos.
+func (v *verdicts) at(pos int) *uint16 {
+	p := pos >> verdictPageBits
+	if p >= len(v.pages) {
+		v.pages = append(v.pages, make([][]uint16, p+1-len(v.pages))...)
+	}
+	if v.pages[p] == nil {
+		v.pages[p] = make([]uint16, 1<<verdictPageBits)
+	}
+	return &v.pages[p][pos&(1<<verdictPageBits-1)]
+}
+
+// setTaskGroup selects tg's verdicts.
+func (c *feasibleCache) setTaskGroup(tg string) {
 	if c.groups == nil {
-		c.groups = map[string][]uint16{}
+		c.groups = map[string]*verdicts{}
 	}
 	v, ok := c.groups[tg]
-	if !ok || len(v) != nodes {
-		v = make([]uint16, nodes)
+	if !ok {
+		v = &verdicts{}
 		c.groups[tg] = v
 	}
 	c.cur = v
@@ -48,7 +67,8 @@ func (c *feasibleCache) setTaskGroup(tg string, nodes int) {
 // failure. A failure whose reason could not be interned returns
 // verdictUnknown.
 func (c *feasibleCache) verdict(pos int, n *structs.Node, checkers []feasibilityChecker) (uint16, string) {
-	switch v := c.cur[pos]; v {
+	cell := c.cur.at(pos)
+	switch v := *cell; v {
 	case verdictFeasible:
 		return v, ""
 	case verdictUnknown:
@@ -62,12 +82,12 @@ func (c *feasibleCache) verdict(pos int, n *structs.Node, checkers []feasibility
 				if n.NodeClass != "" {
 					v |= verdictClassed
 				}
-				c.cur[pos] = v
+				*cell = v
 			}
 			return v, reason
 		}
 	}
-	c.cur[pos] = verdictFeasible
+	*cell = verdictFeasible
 	return verdictFeasible, ""
 }
 

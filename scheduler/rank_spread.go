@@ -21,7 +21,9 @@ type spreadIterator struct {
 	ctx      *evalContext
 	source   rankIterator
 	job      *structs.Job
-	feasible func() []*structs.Node // the group's feasible nodes (for even spreads)
+	// feasible returns the group's feasible nodes (for even spreads) and
+	// their positions in the stack's list (-1: none).
+	feasible func() ([]*structs.Node, []int32)
 	groups   map[string]*spreadGroup
 	cur      *spreadGroup
 }
@@ -103,7 +105,7 @@ func (sa *spreadAttr) valueOf(n *structs.Node, pos int32) (int, bool) {
 	return i, ok
 }
 
-func newSpreadIterator(ctx *evalContext, source rankIterator, job *structs.Job, feasible func() []*structs.Node) *spreadIterator {
+func newSpreadIterator(ctx *evalContext, source rankIterator, job *structs.Job, feasible func() ([]*structs.Node, []int32)) *spreadIterator {
 	return &spreadIterator{ctx: ctx, source: source, job: job, feasible: feasible, groups: map[string]*spreadGroup{}}
 }
 
@@ -151,11 +153,16 @@ func (it *spreadIterator) setTaskGroup(tg *structs.TaskGroup) error {
 			g.placed(n, -1)
 		}
 	}
+	var nodes []*structs.Node
+	var pos []int32
 	for _, sa := range g.spreads {
 		if sa.desired == nil {
-			for _, n := range it.feasible() {
-				if v, ok := sa.attr.resolve(n); ok {
-					sa.counted[sa.value(v)] = true // a value seen, maybe without allocations
+			if nodes == nil {
+				nodes, pos = it.feasible()
+			}
+			for i, n := range nodes {
+				if v, ok := sa.valueOf(n, pos[i]); ok {
+					sa.counted[v] = true // a value seen, maybe without allocations
 				}
 			}
 		}

@@ -28,6 +28,16 @@ import (
 // ready checkers never fire on the source Process builds (it is already
 // filtered, so NodesEvaluated counts only candidates, as in Nomad); they keep
 // the stack correct for any other source, such as a simulator's node list.
+//
+// Within one eval, what does not change between placements is computed
+// once per node, found by the node's position in the source list rather
+// than by hashing its ID: the static checks' verdict per group
+// (feasible_cache.go), the node's capacity, state allocations and usage
+// with the plan (node_slots.go), its spread values and anti-affinity
+// collisions (rank_spread.go, rank_antiaffinity.go). Only the checks that
+// read the plan (distinct_hosts, distinct_property) run on every visit.
+// TestCachesChangeNoPlan holds the cached pipeline to the plans of the
+// uncached one.
 type genericStack struct {
 	ctx       *evalContext
 	now       func() time.Time
@@ -100,7 +110,7 @@ func (s *genericStack) SelectWith(tg *structs.TaskGroup, opts *selectOptions) (*
 	s.volumes.setTaskGroup(tg)
 	s.networks.setTaskGroup(tg)
 	if s.source.slotted {
-		s.feasible.cache.setTaskGroup(tg.Name, len(s.source.nodes))
+		s.feasible.cache.setTaskGroup(tg.Name)
 	} else {
 		s.feasible.cache.cur = nil
 	}
