@@ -11,8 +11,8 @@ import "github.com/nomadish/nomadish/structs"
 type feasibleCache struct {
 	groups  map[string]*verdicts // by group name
 	cur     *verdicts            // the current group's; nil: caching off
-	reasons []string            // a failed verdict v means reasons[v-2]
-	index   map[string]uint16   // reason -> its verdict
+	reasons []string             // a failed verdict v means reasons[v-2]
+	index   map[string]uint16    // reason -> its verdict
 	// counts are the nodes filtered per failed verdict in the current
 	// Select, which flush adds to the metric's ConstraintFiltered.
 	counts  []int

@@ -18,9 +18,9 @@ import (
 // group's allocations (existing + planned) and then incremented by placed,
 // so scoring a node is a map lookup per spread, not a walk over allocations.
 type spreadIterator struct {
-	ctx      *evalContext
-	source   rankIterator
-	job      *structs.Job
+	ctx    *evalContext
+	source rankIterator
+	job    *structs.Job
 	// feasible returns the group's feasible nodes (for even spreads) and
 	// their positions in the stack's list (-1: none).
 	feasible func() ([]*structs.Node, []int32)
