@@ -83,11 +83,10 @@ func (c *evalContext) proposedAllocs(nodeID string) ([]*structs.Allocation, erro
 }
 
 // newMetric starts the metric of one Select over inPool candidate nodes.
+// The metrics of one eval share its available map (the ready nodes per
+// datacenter do not change within it; nothing writes a metric's map after).
 func (c *evalContext) newMetric(inPool int, available map[string]int) {
-	c.metrics = &structs.AllocMetric{NodesInPool: inPool, NodesAvailable: make(map[string]int, len(available))}
-	for dc, n := range available {
-		c.metrics.NodesAvailable[dc] = n
-	}
+	c.metrics = &structs.AllocMetric{NodesInPool: inPool, NodesAvailable: available}
 	c.top = c.top[:0]
 	c.ranked = c.ranked[:0]
 }

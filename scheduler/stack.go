@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"maps"
 	"time"
 
 	"github.com/nomadish/nomadish/structs"
@@ -41,7 +42,7 @@ import (
 type genericStack struct {
 	ctx       *evalContext
 	now       func() time.Time
-	available map[string]int // ready nodes per datacenter
+	available map[string]int // ready nodes per datacenter: the stack's copy, shared by its metrics
 
 	source   *staticIterator
 	feasible *feasibilityIterator
@@ -68,7 +69,10 @@ type genericStack struct {
 // newGenericStack wires the pipeline over nodes (already filtered to the
 // job's ready nodes and shuffled) for a job.
 func newGenericStack(ctx *evalContext, job *structs.Job, nodes []*structs.Node, available map[string]int, batch bool, now func() time.Time) *genericStack {
-	s := &genericStack{ctx: ctx, now: now, available: available, asks: map[string]*structs.AllocatedResources{}}
+	s := &genericStack{ctx: ctx, now: now, available: maps.Clone(available), asks: map[string]*structs.AllocatedResources{}}
+	if s.available == nil {
+		s.available = map[string]int{}
+	}
 	s.source = &staticIterator{ctx: ctx, nodes: nodes, slotted: true}
 	s.dcs = &datacenterChecker{datacenters: job.Datacenters}
 	s.drivers = &driverChecker{}
