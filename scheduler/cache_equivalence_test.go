@@ -21,23 +21,31 @@ func TestCachesChangeNoPlan(t *testing.T) {
 		name string
 		job  func() *structs.Job
 		prep func(*schedulertest.Store) // a first job half-filling the cluster, or nothing
+		// update: the job is a new version of fillFirst's (same ID): the plan
+		// stops allocations before it places any
+		update bool
 	}{
-		{"binpack", func() *structs.Job { return benchJob(25, 300, false) }, nil},
-		{"spread", func() *structs.Job { return benchJob(25, 300, true) }, nil},
-		{"binpack_on_used", func() *structs.Job { return benchJob(25, 300, false) }, fillFirst},
-		{"spread_on_used", func() *structs.Job { return benchJob(75, 300, true) }, fillFirst},
+		{"destructive_update", func() *structs.Job {
+			j := benchJob(25, 600, true)
+			j.TaskGroups[0].Tasks[0].Resources.MemoryMB = 5000
+			return j
+		}, fillFirst, true},
+		{"binpack", func() *structs.Job { return benchJob(25, 300, false) }, nil, false},
+		{"spread", func() *structs.Job { return benchJob(25, 300, true) }, nil, false},
+		{"binpack_on_used", func() *structs.Job { return benchJob(25, 300, false) }, fillFirst, false},
+		{"spread_on_used", func() *structs.Job { return benchJob(75, 300, true) }, fillFirst, false},
 		{"distinct_hosts", func() *structs.Job {
 			j := benchJob(25, 200, false)
 			j.Constraints = append(j.Constraints, &structs.Constraint{Operand: structs.ConstraintDistinctHosts})
 			return j
-		}, fillFirst},
+		}, fillFirst, false},
 		{"spread_targets", func() *structs.Job {
 			j := benchJob(25, 200, false)
 			j.TaskGroups[0].Spreads = []*structs.Spread{{Attribute: "${node.datacenter}", Weight: 50,
 				SpreadTarget: []*structs.SpreadTarget{{Value: "dc-1", Percent: 70}}}}
 			return j
-		}, nil},
-		{"full", func() *structs.Job { return benchJob(25, 1200, false) }, fillFirst}, // some placements fail
+		}, nil, false},
+		{"full", func() *structs.Job { return benchJob(25, 1200, false) }, fillFirst, false}, // some placements fail
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var got [2]map[string]string
@@ -47,7 +55,9 @@ func TestCachesChangeNoPlan(t *testing.T) {
 					tc.prep(s)
 				}
 				job := tc.job()
-				job.ID = "second"
+				if !tc.update {
+					job.ID = "second"
+				}
 				s.UpsertJob(job)
 				h := &scheduler.Harness{}
 				sched, err := scheduler.New("service", scheduler.Config{State: s, Planner: h, Now: benchNow})

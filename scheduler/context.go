@@ -29,6 +29,9 @@ type evalContext struct {
 	nodesByID  map[string]*structs.Node         // nodes read by ID, once (node)
 	slots      slotTable                        // per node of the stack's list, by position (node_slots.go)
 	slotsStale bool                             // the slots' usages are not to be trusted (untrustSlots)
+	// planWasEmpty: the plan touched no node when the context was made, so
+	// a node's first look need not read the plan unless Select marked it.
+	planWasEmpty bool
 
 	// ports.go: the dynamic port picks (seeded from the eval), the map
 	// usedPorts reuses and the slab portAssignments' values live in.
@@ -40,7 +43,8 @@ type evalContext struct {
 }
 
 func newEvalContext(state State, plan *structs.Plan) *evalContext {
-	return &evalContext{state: state, plan: plan, nodeAllocs: map[string][]*structs.Allocation{}}
+	return &evalContext{state: state, plan: plan, nodeAllocs: map[string][]*structs.Allocation{},
+		planWasEmpty: len(plan.NodeAllocation)+len(plan.NodeUpdate)+len(plan.NodePreemptions) == 0}
 }
 
 // proposedAllocs returns the live allocations the node would hold if the

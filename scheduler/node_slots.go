@@ -1,6 +1,10 @@
 package scheduler
 
-import "github.com/nomadish/nomadish/structs"
+import (
+	"fmt"
+
+	"github.com/nomadish/nomadish/structs"
+)
 
 // nodeSlot is what an eval remembers of one node of the stack's own node
 // list, found by the node's position in it (staticIterator.slot) rather than
@@ -40,14 +44,20 @@ func (t *slotTable) at(pos int) *nodeSlot {
 // (Select marks its slot: planning) or, within an eval, through paths that
 // do not know the node's position (a preemption's evictions, a preferred
 // node): those mark every slot stale (untrustSlots). The first look at a
-// node reads the plan, which holds what the eval stopped before placing.
+// node reads the plan, which holds what the eval stopped before placing,
+// unless the plan was empty when the context was made (planWasEmpty).
 func (c *evalContext) slotUsage(n *structs.Node, sl *nodeSlot) (*nodeUsage, error) {
 	if !sl.read {
-		existing, err := c.stateAllocs(n.ID)
+		// The slot reads the state once: no need to look in c.nodeAllocs first.
+		existing, err := c.state.LiveAllocsByNode(n.ID)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("looking up allocs on node %q: %w", n.ID, err)
 		}
-		sl.empty, sl.avail, sl.read, sl.stale = len(existing) == 0, n.Comparable(), true, true
+		if len(existing) > 0 {
+			c.nodeAllocs[n.ID] = existing
+		}
+		sl.empty, sl.avail, sl.read = len(existing) == 0, n.Comparable(), true
+		sl.stale = sl.stale || !c.planWasEmpty
 	}
 	if !sl.stale && !c.slotsStale {
 		if sl.usage != nil {
