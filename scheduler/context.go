@@ -27,6 +27,11 @@ type evalContext struct {
 	top        []rankedNode                     // the best-scoring nodes of this Select, best first
 	jobAllocs  []*structs.Allocation            // the job's allocs in state, read once (groupAllocs)
 	nodesByID  map[string]*structs.Node         // nodes read by ID, once (node)
+	slots      slotTable                        // per node of the stack's list, by position (node_slots.go)
+	slotsStale bool                             // the slots' usages are not to be trusted (untrustSlots)
+	// planWasEmpty: the plan touched no node when the context was made, so
+	// a node's first look need not read the plan unless Select marked it.
+	planWasEmpty bool
 
 	// ports.go: the dynamic port picks (seeded from the eval), the map
 	// usedPorts reuses and the slab portAssignments' values live in.
@@ -38,7 +43,8 @@ type evalContext struct {
 }
 
 func newEvalContext(state State, plan *structs.Plan) *evalContext {
-	return &evalContext{state: state, plan: plan, nodeAllocs: map[string][]*structs.Allocation{}}
+	return &evalContext{state: state, plan: plan, nodeAllocs: map[string][]*structs.Allocation{},
+		planWasEmpty: len(plan.NodeAllocation)+len(plan.NodeUpdate)+len(plan.NodePreemptions) == 0}
 }
 
 // proposedAllocs returns the live allocations the node would hold if the
@@ -81,11 +87,10 @@ func (c *evalContext) proposedAllocs(nodeID string) ([]*structs.Allocation, erro
 }
 
 // newMetric starts the metric of one Select over inPool candidate nodes.
+// The metrics of one eval share its available map (the ready nodes per
+// datacenter do not change within it; nothing writes a metric's map after).
 func (c *evalContext) newMetric(inPool int, available map[string]int) {
-	c.metrics = &structs.AllocMetric{NodesInPool: inPool, NodesAvailable: make(map[string]int, len(available))}
-	for dc, n := range available {
-		c.metrics.NodesAvailable[dc] = n
-	}
+	c.metrics = &structs.AllocMetric{NodesInPool: inPool, NodesAvailable: available}
 	c.top = c.top[:0]
 	c.ranked = c.ranked[:0]
 }
@@ -95,6 +100,17 @@ func (c *evalContext) evaluatedNode() { c.metrics.NodesEvaluated++ }
 // filteredNode records that a feasibility checker ruled the node out, by
 // reason and, for a node with a class, by class (as Nomad's FilterNode).
 func (c *evalContext) filteredNode(n *structs.Node, reason string) {
+	c.filteredClass(n)
+	m := c.metrics
+	if m.ConstraintFiltered == nil {
+		m.ConstraintFiltered = map[string]int{}
+	}
+	m.ConstraintFiltered[reason]++
+}
+
+// filteredClass counts a filtered node in NodesFiltered and by class; the
+// caller counts its reason.
+func (c *evalContext) filteredClass(n *structs.Node) {
 	m := c.metrics
 	m.NodesFiltered++
 	if n.NodeClass != "" {
@@ -103,10 +119,6 @@ func (c *evalContext) filteredNode(n *structs.Node, reason string) {
 		}
 		m.ClassFiltered[n.NodeClass]++
 	}
-	if m.ConstraintFiltered == nil {
-		m.ConstraintFiltered = map[string]int{}
-	}
-	m.ConstraintFiltered[reason]++
 }
 
 // exhaustedNode records that the node lacked room in dimension dim, and
@@ -133,7 +145,7 @@ func (c *evalContext) newRanked(n *structs.Node) *rankedNode {
 	if len(c.ranked) == cap(c.ranked) {
 		c.ranked = make([]rankedNode, 0, max(16, 2*cap(c.ranked)))
 	}
-	c.ranked = append(c.ranked, rankedNode{node: n})
+	c.ranked = append(c.ranked, rankedNode{node: n, pos: -1})
 	return &c.ranked[len(c.ranked)-1]
 }
 
@@ -166,7 +178,7 @@ func (c *evalContext) finishMetric() {
 		r := &c.top[i]
 		scores := make(map[string]float64, r.nscores)
 		for _, s := range r.scores[:r.nscores] {
-			scores[s.name] = s.value
+			scores[s.name.String()] = s.value
 		}
 		meta[i] = structs.NodeScoreMeta{NodeID: r.node.ID, Scores: scores, NormScore: r.score}
 		c.metrics.ScoreMetaData[i] = &meta[i]

@@ -22,13 +22,10 @@ import (
 //   - within a NUMA node, cores of partly used physical cores (SMT siblings)
 //     first, then whole physical cores sibling by sibling.
 //
-// The scorer scorerCores adds, per placement, the share of the chosen NUMA
+// The scorer scorerCores (rank_normalize.go) adds, per placement, the share of the chosen NUMA
 // node's free cores the task takes (1: it fills the node exactly, the least
 // fragmentation), 0 for a spanning none task, -1 for a spanning prefer task,
 // averaged over the group's tasks with cores.
-
-// scorerCores is the name of the NUMA fragmentation score.
-const scorerCores = "numa-cores"
 
 // coreAsk is one task's cores ask.
 type coreAsk struct {

@@ -129,7 +129,7 @@ func ExplainNodeInPlan(state State, plan *structs.Plan, job *structs.Job, group 
 	if option != nil {
 		v.Scores = map[string]float64{"final": option.score}
 		for _, sc := range option.scores[:option.nscores] {
-			v.Scores[sc.name] = sc.value
+			v.Scores[sc.name.String()] = sc.value
 		}
 	} else if v.Feasible && v.Fits {
 		// A stage this file does not know about ruled the node out: report

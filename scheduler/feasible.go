@@ -27,12 +27,19 @@ type staticIterator struct {
 	nodes  []*structs.Node
 	offset int
 	seen   int
+	// slotted is true while nodes is the list the stack was built with:
+	// the per-eval caches (feasibility verdicts, node slots: node_slots.go)
+	// are then indexed by a node's position in it. A stand-in list (the
+	// system scheduler's one node, a preferred node) turns them off.
+	slotted bool
+	pos     int // the position of the node Next returned last
 }
 
 func (it *staticIterator) Next() *structs.Node {
 	if it.seen == len(it.nodes) {
 		return nil
 	}
+	it.pos = it.offset
 	n := it.nodes[it.offset]
 	it.offset = (it.offset + 1) % len(it.nodes)
 	it.seen++
@@ -42,17 +49,53 @@ func (it *staticIterator) Next() *structs.Node {
 
 func (it *staticIterator) Reset() { it.seen = 0 }
 
+// slot is the position of the node Next returned last in the stack's own
+// list, or -1 when the list is a stand-in.
+func (it *staticIterator) slot() int {
+	if it.slotted {
+		return it.pos
+	}
+	return -1
+}
+
 // feasibilityIterator passes on the nodes every checker accepts and counts
-// the first reason each other node fails for.
+// the first reason each other node fails for. On the stack's own node list
+// it asks the checkers whose verdict depends only on the node and the group
+// (static) once per node and group in an eval (feasibleCache), and only
+// the plan-dependent part of the constraints (distinct_hosts,
+// distinct_property) on every pass.
 type feasibilityIterator struct {
 	ctx      *evalContext
-	source   nodeIterator
+	source   *staticIterator
 	checkers []feasibilityChecker
+	static   []feasibilityChecker // checkers with the constraints' static part in place of the constraints
+	dynamic  *constraintChecker   // its plan-dependent part
+	cache    feasibleCache
 }
 
 func (it *feasibilityIterator) Next() *structs.Node {
 next:
 	for n := it.source.Next(); n != nil; n = it.source.Next() {
+		if pos := it.source.slot(); pos >= 0 && it.cache.cur != nil {
+			if v, reason := it.cache.verdict(pos, n, it.static); v != verdictFeasible {
+				switch {
+				case v == verdictUnknown: // not cached
+					it.ctx.filteredNode(n, reason)
+				case v&verdictClassed != 0:
+					it.ctx.filteredClass(n)
+					it.cache.count(v &^ verdictClassed)
+				default:
+					it.ctx.metrics.NodesFiltered++ // no class: the node is not read
+					it.cache.count(v)
+				}
+				continue next
+			}
+			if ok, reason := it.dynamic.dynamicFeasible(n); !ok {
+				it.ctx.filteredNode(n, reason)
+				continue next
+			}
+			return n
+		}
 		for _, c := range it.checkers {
 			if ok, reason := c.Feasible(n); !ok {
 				it.ctx.filteredNode(n, reason)

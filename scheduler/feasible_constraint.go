@@ -139,6 +139,15 @@ func (c *constraintChecker) compileGroup(tg *structs.TaskGroup) *groupConstraint
 // (once per computed class), the escaped ones, distinct_hosts and
 // distinct_property.
 func (c *constraintChecker) Feasible(n *structs.Node) (bool, string) {
+	if ok, reason := c.staticFeasible(n); !ok {
+		return false, reason
+	}
+	return c.dynamicFeasible(n)
+}
+
+// staticFeasible checks what depends only on the node and the group: the
+// node pool, the cacheable and the escaped constraints.
+func (c *constraintChecker) staticFeasible(n *structs.Node) (bool, string) {
 	if c.pool != structs.NodePoolAll && c.pool != structs.NodePoolOf(n) {
 		return false, reasonNodePool
 	}
@@ -155,6 +164,16 @@ func (c *constraintChecker) Feasible(n *structs.Node) (bool, string) {
 		if !g.escaped[i].check(c.cache, n) {
 			return false, g.escaped[i].reason
 		}
+	}
+	return true, ""
+}
+
+// dynamicFeasible checks what depends on the plan: distinct_hosts and
+// distinct_property.
+func (c *constraintChecker) dynamicFeasible(n *structs.Node) (bool, string) {
+	g := c.cur
+	if g == nil {
+		return true, ""
 	}
 	if g.distinctHosts != distinctNone {
 		if ok, reason := c.distinctHostsOK(g, n); !ok {

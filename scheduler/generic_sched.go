@@ -19,6 +19,11 @@ type genericScheduler struct {
 	now     func() time.Time
 	// preferenceLimit is Config.PreferenceScoreLimit.
 	preferenceLimit int
+	// uncached runs the stack without its per-eval caches by node position
+	// (node_slots.go, feasible_cache.go): tests check that the caches change
+	// no plan (export_test.go).
+	uncached bool
+	ids      *idSource // allocation IDs (ids.go)
 	// onReconcile, when set, sees every reconcile result (DryRun annotations).
 	onReconcile func(*reconcile.Result)
 
@@ -41,6 +46,7 @@ func newGenericScheduler(schedType string, cfg Config) *genericScheduler {
 	return &genericScheduler{
 		batch: schedType == structs.JobTypeBatch, logger: cfg.Logger.Named(schedType + "_sched"),
 		state: cfg.State, planner: cfg.Planner, now: cfg.Now, preferenceLimit: cfg.PreferenceScoreLimit,
+		ids: newIDSource(),
 	}
 }
 
@@ -186,6 +192,8 @@ func (s *genericScheduler) placeAll(places []reconcile.Placement, index uint64) 
 	ctx := newEvalContext(s.state, s.plan)
 	stack := newGenericStack(ctx, s.job, ready, available, s.batch, s.now)
 	stack.prefs.preferenceLimit = s.preferenceLimit
+	stack.readyInDCs()
+	stack.source.slotted = !s.uncached
 	s.elig = &stack.constraints.elig
 	now := s.now()
 	for _, p := range places {
@@ -224,7 +232,7 @@ func (s *genericScheduler) placeAll(places []reconcile.Placement, index uint64) 
 
 func (s *genericScheduler) newAlloc(p reconcile.Placement, node *structs.Node, metric *structs.AllocMetric, now time.Time) *structs.Allocation {
 	a := &structs.Allocation{
-		ID: structs.GenerateUUID(), Namespace: s.job.Namespace, EvalID: s.eval.ID, Name: p.Name,
+		ID: s.ids.uuid(), Namespace: s.job.Namespace, EvalID: s.eval.ID, Name: p.Name,
 		NodeID: node.ID, NodeName: node.Name, JobID: s.job.ID, Job: s.job, TaskGroup: p.TaskGroup.Name,
 		AllocatedResources: structs.AllocatedFor(p.TaskGroup), Metrics: metric,
 		DesiredStatus: structs.AllocDesiredStatusRun, ClientStatus: structs.AllocClientStatusPending,

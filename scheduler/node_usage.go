@@ -28,57 +28,65 @@ type nodeUsage struct {
 // zero): per-eval memory grows with the nodes in use, not with the nodes
 // looked at.
 func (c *evalContext) usage(n *structs.Node) (*nodeUsage, error) {
-	u := c.usages[n.ID]
 	removed := len(c.plan.NodeUpdate[n.ID]) + len(c.plan.NodePreemptions[n.ID])
-	if u == nil && removed == 0 && len(c.plan.NodeAllocation[n.ID]) == 0 {
-		existing, err := c.stateAllocs(n.ID)
-		if err != nil {
-			return nil, err
-		}
-		if len(existing) == 0 {
-			c.pristine = nodeUsage{Usage: structs.NewUsage(n)}
-			return &c.pristine, nil
-		}
-	}
-	if u == nil || removed != u.removed {
-		return c.recomputeUsage(n, removed)
-	}
-	placed := c.plan.NodeAllocation[n.ID]
-	for _, a := range placed[u.placed:] {
-		for _, e := range u.existing {
-			if e.ID == a.ID { // an in-place update: the old version leaves
-				return c.recomputeUsage(n, removed)
-			}
-		}
-		u.Add(a)
-	}
-	u.placed = len(placed)
-	return u, nil
-}
-
-// recomputeUsage rebuilds the node's usage: directly from the state's and
-// the plan's allocations when the plan stops nothing on the node (the common
-// case, without building a slice), else from proposedAllocs.
-func (c *evalContext) recomputeUsage(n *structs.Node, removed int) (*nodeUsage, error) {
-	u := c.usages[n.ID]
-	if u == nil {
-		u = c.newUsage()
-		u.Usage = structs.NewUsage(n)
+	u, fresh, err := c.usageWith(n, c.usages[n.ID], removed, c.plan.NodeAllocation[n.ID])
+	if fresh {
 		if c.usages == nil {
 			c.usages = map[string]*nodeUsage{}
 		}
 		c.usages[n.ID] = u
 	}
+	return u, err
+}
+
+// usageWith is usage given the node's remembered usage u (nil: none), the
+// number of its allocations the plan stops or evicts and those it places.
+// fresh says the usage returned is new: the caller remembers it.
+func (c *evalContext) usageWith(n *structs.Node, u *nodeUsage, removed int, placed []*structs.Allocation) (_ *nodeUsage, fresh bool, _ error) {
+	if u == nil && removed == 0 && len(placed) == 0 {
+		existing, err := c.stateAllocs(n.ID)
+		if err != nil {
+			return nil, false, err
+		}
+		if len(existing) == 0 {
+			c.pristine = nodeUsage{Usage: structs.NewUsage(n)}
+			return &c.pristine, false, nil
+		}
+	}
+	if u == nil || removed != u.removed {
+		return c.recomputeUsage(n, u, removed, placed)
+	}
+	for _, a := range placed[u.placed:] {
+		for _, e := range u.existing {
+			if e.ID == a.ID { // an in-place update: the old version leaves
+				return c.recomputeUsage(n, u, removed, placed)
+			}
+		}
+		u.Add(a)
+	}
+	u.placed = len(placed)
+	return u, false, nil
+}
+
+// recomputeUsage rebuilds the node's usage u (nil: a new one, fresh) from
+// the plan's removed count and placed allocations: directly from the
+// state's and the plan's allocations when the plan stops nothing on the
+// node (the common case, without building a slice), else from
+// proposedAllocs.
+func (c *evalContext) recomputeUsage(n *structs.Node, u *nodeUsage, removed int, placed []*structs.Allocation) (_ *nodeUsage, fresh bool, _ error) {
+	if u == nil {
+		u, fresh = c.newUsage(), true
+		u.Usage = structs.NewUsage(n)
+	}
 	u.Used = structs.ComparableResources{}
-	u.placed = len(c.plan.NodeAllocation[n.ID])
+	u.placed = len(placed)
 	u.removed = removed
 	if removed == 0 { // proposedAllocs' sum, without building its slice
 		existing, err := c.stateAllocs(n.ID)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		u.existing = existing
-		placed := c.plan.NodeAllocation[n.ID]
 		for _, a := range existing {
 			if !hasAlloc(placed, a.ID) {
 				u.Add(a)
@@ -87,17 +95,17 @@ func (c *evalContext) recomputeUsage(n *structs.Node, removed int) (*nodeUsage, 
 		for _, a := range placed {
 			u.Add(a)
 		}
-		return u, nil
+		return u, fresh, nil
 	}
 	proposed, err := c.proposedAllocs(n.ID)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	u.existing = c.nodeAllocs[n.ID]
 	for _, a := range proposed {
 		u.Add(a)
 	}
-	return u, nil
+	return u, fresh, nil
 }
 
 // hasAlloc reports whether allocs holds an allocation with the ID (an

@@ -89,8 +89,11 @@ next:
 	if s.ctx.err != nil { // a checker's state read failed
 		return nil, s.ctx.err
 	}
-	if best != nil && s.prefs != nil {
-		s.prefs.placed(best.node) // spread and anti-affinity count it
+	if best != nil {
+		s.ctx.untrustSlots() // evictions and a placement, on nodes without their positions
+		if s.prefs != nil {
+			s.prefs.placed(best.node, -1) // spread and anti-affinity count it
+		}
 	}
 	return best, nil
 }

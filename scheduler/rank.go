@@ -15,6 +15,7 @@ const maxBinPackScore = 18.0
 // next Select.
 type rankedNode struct {
 	node  *structs.Node
+	pos   int32   // the node's position in the stack's list (node slots), -1 for none
 	score float64 // final: the average of the scores that apply (normalizeIterator)
 
 	scores  [maxScorers]scorerScore // each scorer's score, in pipeline order
@@ -28,8 +29,8 @@ type rankedNode struct {
 // score recorded for the explanation only (a 0 anti-affinity score), which
 // the final score does not average in, as in Nomad.
 type scorerScore struct {
-	name    string
 	value   float64
+	name    scorerName
 	applies bool
 }
 
@@ -39,7 +40,7 @@ const maxScorers = 8
 
 // addScore records a scorer's score; applies says whether the final score
 // averages it in.
-func (r *rankedNode) addScore(name string, value float64, applies bool) {
+func (r *rankedNode) addScore(name scorerName, value float64, applies bool) {
 	if r.nscores < maxScorers {
 		r.scores[r.nscores] = scorerScore{name: name, value: value, applies: applies}
 		r.nscores++
@@ -60,6 +61,10 @@ type rankIterator interface {
 type binPackIterator struct {
 	ctx    *evalContext
 	source nodeIterator
+	// static is the stack's node list: a node at a position of it has a
+	// slot (node_slots.go); nil for none.
+	static *staticIterator
+	scores scoreMemo // fit scores by capacity and usage (node_slots.go)
 	ask    structs.ComparableResources
 	// spread selects structs.ScoreFitSpread (the "spread" scheduler
 	// algorithm: emptier nodes first) over ScoreFitBinPack.
@@ -85,13 +90,27 @@ func (it *binPackIterator) setAsk(ask *structs.AllocatedResources, cores []coreA
 func (it *binPackIterator) Next() *rankedNode {
 	for n := it.source.Next(); n != nil; n = it.source.Next() {
 		var dim string
-		u, err := it.ctx.usage(n)
+		var sl *nodeSlot
+		pos := -1
+		if it.static != nil {
+			pos = it.static.slot()
+		}
+		var u *nodeUsage
+		var err error
+		if pos >= 0 {
+			sl = it.ctx.slots.at(pos)
+			u, err = it.ctx.slotUsage(n, sl)
+		} else {
+			u, err = it.ctx.usage(n)
+		}
 		if err != nil {
 			it.ctx.err = err
 			return nil
 		}
 		ask := it.ask
-		ask.CpuShares = structs.SatAdd(ask.CpuShares, coresCPU(n, it.cores)) // the cheap sums first: a full node costs no core map
+		if len(it.cores) > 0 {
+			ask.CpuShares = structs.SatAdd(ask.CpuShares, coresCPU(n, it.cores)) // the cheap sums first: a full node costs no core map
+		}
 		fit, dim, used := u.Fits(ask)
 		if !fit {
 			if dim == "cpu" && len(it.cores) > 0 {
@@ -125,8 +144,9 @@ func (it *binPackIterator) Next() *rankedNode {
 			}
 		}
 		r := it.ctx.newRanked(n)
+		r.pos = int32(pos)
 		r.ports, r.cores = ports, cores
-		r.addScore(scorerBinPack, fitScore(u.Avail, used, it.spread), true)
+		r.addScore(scorerBinPack, it.scores.fitScore(u.Avail, used, it.spread), true)
 		if cores.ok {
 			r.addScore(scorerCores, cores.score, true)
 		}

@@ -58,6 +58,24 @@ type jobAntiAffinityIterator struct {
 type antiAffinityGroup struct {
 	desired int
 	onNode  map[string]int // node ID -> live allocs of the group there
+	// byPos is onNode by node position in the stack's list: the count+1,
+	// 0 when not looked up yet.
+	byPos []int32
+}
+
+// collisions returns the group's allocations on the node at position pos
+// (-1: none).
+func (g *antiAffinityGroup) collisions(n *structs.Node, pos int32) int {
+	if pos < 0 {
+		return g.onNode[n.ID]
+	}
+	if int(pos) >= len(g.byPos) {
+		g.byPos = append(g.byPos, make([]int32, int(pos)+1-len(g.byPos))...)
+	}
+	if g.byPos[pos] == 0 {
+		g.byPos[pos] = int32(g.onNode[n.ID]) + 1
+	}
+	return int(g.byPos[pos] - 1)
 }
 
 // setTaskGroup switches to tg, counting its allocations per node the first
@@ -71,7 +89,7 @@ func (it *jobAntiAffinityIterator) setTaskGroup(tg *structs.TaskGroup) error {
 	if err != nil {
 		return err
 	}
-	g := &antiAffinityGroup{desired: tg.Count, onNode: make(map[string]int, len(allocs))}
+	g := &antiAffinityGroup{desired: tg.Count, onNode: make(map[string]int, max(len(allocs), tg.Count))}
 	for _, a := range allocs {
 		g.onNode[a.NodeID]++
 	}
@@ -82,15 +100,25 @@ func (it *jobAntiAffinityIterator) setTaskGroup(tg *structs.TaskGroup) error {
 	return nil
 }
 
-// placed counts an allocation of the current group placed on node.
-func (it *jobAntiAffinityIterator) placed(n *structs.Node) { it.cur.onNode[n.ID]++ }
+// placed counts an allocation of the current group placed on node, at
+// position pos of the stack's list (-1: unknown, which forgets byPos).
+func (it *jobAntiAffinityIterator) placed(n *structs.Node, pos int32) {
+	g := it.cur
+	g.onNode[n.ID]++
+	switch {
+	case pos < 0:
+		clear(g.byPos)
+	case int(pos) < len(g.byPos) && g.byPos[pos] != 0:
+		g.byPos[pos]++
+	}
+}
 
 func (it *jobAntiAffinityIterator) Next() *rankedNode {
 	r := it.source.Next()
 	if r == nil {
 		return nil
 	}
-	v, applies := antiAffinityScore(it.cur.onNode[r.node.ID], it.cur.desired)
+	v, applies := antiAffinityScore(it.cur.collisions(r.node, r.pos), it.cur.desired)
 	r.addScore(scorerJobAntiAffinity, v, applies)
 	return r
 }
@@ -120,7 +148,7 @@ func (it *reschedulePenaltyIterator) Next() *rankedNode {
 	if r == nil {
 		return nil
 	}
-	if it.penalty[r.node.ID] {
+	if it.penalty != nil && it.penalty[r.node.ID] {
 		r.addScore(scorerReschedulePenalty, -1, true)
 	} else {
 		r.addScore(scorerReschedulePenalty, 0, false)

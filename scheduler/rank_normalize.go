@@ -6,14 +6,31 @@ import (
 	"github.com/nomadish/nomadish/structs"
 )
 
-// Scorer names, as in Nomad's AllocMetric.ScoreMetaData.
+// scorerName names a scorer; its String is the name in Nomad's
+// AllocMetric.ScoreMetaData. A ranked node records a score under a small
+// number rather than a string, which keeps ranking a node cheap.
+type scorerName uint8
+
+// The scorers.
 const (
-	scorerBinPack           = "binpack"
-	scorerJobAntiAffinity   = "job-anti-affinity"
-	scorerReschedulePenalty = "node-reschedule-penalty"
-	scorerNodeAffinity      = "node-affinity"
-	scorerSpread            = "allocation-spread"
+	scorerBinPack scorerName = iota
+	scorerJobAntiAffinity
+	scorerReschedulePenalty
+	scorerNodeAffinity
+	scorerSpread
+	scorerCores // cores.go
 )
+
+var scorerNames = [...]string{
+	scorerBinPack:           "binpack",
+	scorerJobAntiAffinity:   "job-anti-affinity",
+	scorerReschedulePenalty: "node-reschedule-penalty",
+	scorerNodeAffinity:      "node-affinity",
+	scorerSpread:            "allocation-spread",
+	scorerCores:             "numa-cores",
+}
+
+func (n scorerName) String() string { return scorerNames[n] }
 
 // fitScore is the resource score of a node offering avail once used is
 // placed on it, scaled to 0..1: with spread false structs.ScoreFitBinPack

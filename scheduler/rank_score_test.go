@@ -150,7 +150,7 @@ func TestScoredNodeKeepsTopFive(t *testing.T) {
 	c.finishMetric()
 	var got []string
 	for _, m := range c.metrics.ScoreMetaData {
-		got = append(got, fmt.Sprintf("%s:%.2f", m.NodeID, m.Scores[scorerBinPack]))
+		got = append(got, fmt.Sprintf("%s:%.2f", m.NodeID, m.Scores[scorerBinPack.String()]))
 	}
 	if s := fmt.Sprint(got); s != "[1:0.90 3:0.90 7:0.80 5:0.70 2:0.50]" {
 		t.Errorf("got %s", s)

@@ -18,10 +18,12 @@ import (
 // group's allocations (existing + planned) and then incremented by placed,
 // so scoring a node is a map lookup per spread, not a walk over allocations.
 type spreadIterator struct {
-	ctx      *evalContext
-	source   rankIterator
-	job      *structs.Job
-	feasible func() []*structs.Node // the group's feasible nodes (for even spreads)
+	ctx    *evalContext
+	source rankIterator
+	job    *structs.Job
+	// feasible returns the group's feasible nodes (for even spreads) and
+	// their positions in the stack's list (-1: none).
+	feasible func() ([]*structs.Node, []int32)
 	groups   map[string]*spreadGroup
 	cur      *spreadGroup
 }
@@ -40,14 +42,70 @@ type spreadAttr struct {
 	desired     map[string]float64
 	implicit    float64
 	hasImplicit bool
-	counts      map[string]int // value -> live allocs of the group; every feasible value for even spreads
-	total       int
+	// Values are numbered in the order met (index); counts[i] is the live
+	// allocs of the group on value i, counted[i] whether the value takes
+	// part in an even spread's min and max (it holds allocations or was
+	// seen among the group's feasible nodes), want[i] its desired count
+	// (targets), or -1 when the value scores -1.
+	index   map[string]int
+	counts  []int
+	counted []bool
+	want    []float64
+	total   int
+	// byPos is, per node position in the stack's list, the value's index+2,
+	// or 1 for a node without the attribute, 0 when not resolved yet.
+	byPos []int32
 	// min and max of counts, for even spreads; recomputed when dirty.
 	min, max int
 	dirty    bool
 }
 
-func newSpreadIterator(ctx *evalContext, source rankIterator, job *structs.Job, feasible func() []*structs.Node) *spreadIterator {
+// value returns the index of value v, numbering it when new.
+func (sa *spreadAttr) value(v string) int {
+	if i, ok := sa.index[v]; ok {
+		return i
+	}
+	i := len(sa.counts)
+	sa.index[v] = i
+	sa.counts = append(sa.counts, 0)
+	sa.counted = append(sa.counted, false)
+	want := -1.0
+	if d, ok := sa.desired[v]; ok {
+		want = d
+	} else if sa.hasImplicit {
+		want = sa.implicit
+	}
+	sa.want = append(sa.want, want)
+	return i
+}
+
+// valueOf returns the index of the node's value, false when it lacks the
+// attribute; pos is the node's position (-1: none), by which it is cached.
+func (sa *spreadAttr) valueOf(n *structs.Node, pos int32) (int, bool) {
+	if pos >= 0 && int(pos) < len(sa.byPos) {
+		switch v := sa.byPos[pos]; v {
+		case 0:
+		case 1:
+			return 0, false
+		default:
+			return int(v - 2), true
+		}
+	}
+	v, ok := sa.attr.resolve(n)
+	i := -1
+	if ok {
+		i = sa.value(v)
+	}
+	if pos >= 0 {
+		if int(pos) >= len(sa.byPos) {
+			sa.byPos = append(sa.byPos, make([]int32, int(pos)+1-len(sa.byPos))...)
+		}
+		sa.byPos[pos] = int32(i + 2)
+	}
+	return i, ok
+}
+
+func newSpreadIterator(ctx *evalContext, source rankIterator, job *structs.Job, feasible func() ([]*structs.Node, []int32)) *spreadIterator {
 	return &spreadIterator{ctx: ctx, source: source, job: job, feasible: feasible, groups: map[string]*spreadGroup{}}
 }
 
@@ -92,14 +150,19 @@ func (it *spreadIterator) setTaskGroup(tg *structs.TaskGroup) error {
 			return err
 		}
 		if n != nil {
-			g.placed(n)
+			g.placed(n, -1)
 		}
 	}
+	var nodes []*structs.Node
+	var pos []int32
 	for _, sa := range g.spreads {
 		if sa.desired == nil {
-			for _, n := range it.feasible() {
-				if v, ok := sa.attr.resolve(n); ok {
-					sa.counts[v] += 0 // a value seen, maybe without allocations
+			if nodes == nil {
+				nodes, pos = it.feasible()
+			}
+			for i, n := range nodes {
+				if v, ok := sa.valueOf(n, pos[i]); ok {
+					sa.counted[v] = true // a value seen, maybe without allocations
 				}
 			}
 		}
@@ -108,7 +171,7 @@ func (it *spreadIterator) setTaskGroup(tg *structs.TaskGroup) error {
 }
 
 func newSpreadAttr(s *structs.Spread, count int) *spreadAttr {
-	sa := &spreadAttr{attr: parseTarget(s.Attribute), weight: float64(s.Weight), counts: map[string]int{}, dirty: true}
+	sa := &spreadAttr{attr: parseTarget(s.Attribute), weight: float64(s.Weight), index: map[string]int{}, dirty: true}
 	if len(s.SpreadTarget) == 0 {
 		return sa
 	}
@@ -125,13 +188,15 @@ func newSpreadAttr(s *structs.Spread, count int) *spreadAttr {
 	return sa
 }
 
-// placed counts an allocation of the current group placed on node.
-func (it *spreadIterator) placed(n *structs.Node) { it.cur.placed(n) }
+// placed counts an allocation of the current group placed on node, at
+// position pos of the stack's list (-1: none).
+func (it *spreadIterator) placed(n *structs.Node, pos int32) { it.cur.placed(n, pos) }
 
-func (g *spreadGroup) placed(n *structs.Node) {
+func (g *spreadGroup) placed(n *structs.Node, pos int32) {
 	for _, sa := range g.spreads {
-		if v, ok := sa.attr.resolve(n); ok {
-			sa.counts[v]++
+		if i, ok := sa.valueOf(n, pos); ok {
+			sa.counts[i]++
+			sa.counted[i] = true
 			sa.total++
 			sa.dirty = true
 		}
@@ -145,7 +210,7 @@ func (it *spreadIterator) Next() *rankedNode {
 	}
 	total := 0.0
 	for _, sa := range it.cur.spreads {
-		total += sa.score(r.node, it.cur.sumWeight)
+		total += sa.score(r.node, r.pos, it.cur.sumWeight)
 	}
 	if total != 0 {
 		r.addScore(scorerSpread, total, true)
@@ -155,28 +220,25 @@ func (it *spreadIterator) Next() *rankedNode {
 
 func (it *spreadIterator) Reset() { it.source.Reset() }
 
-// score is this spread's part of a node's spread score.
-func (sa *spreadAttr) score(n *structs.Node, sumWeight float64) float64 {
-	v, ok := sa.attr.resolve(n)
+// score is this spread's part of a node's spread score; pos is the node's
+// position in the stack's list (-1: none).
+func (sa *spreadAttr) score(n *structs.Node, pos int32, sumWeight float64) float64 {
+	i, ok := sa.valueOf(n, pos)
 	if !ok {
 		return -1
 	}
 	share := sa.weight / sumWeight
 	if sa.desired == nil {
 		if sa.dirty {
-			sa.min, sa.max = minMax(sa.counts)
+			sa.min, sa.max = minMax(sa.counts, sa.counted)
 			sa.dirty = false
 		}
-		return evenSpreadBoost(sa.counts[v], sa.min, sa.max, sa.total) * share
+		return evenSpreadBoost(sa.counts[i], sa.min, sa.max, sa.total) * share
 	}
-	d, ok := sa.desired[v]
-	if !ok {
-		if !sa.hasImplicit {
-			return -1
-		}
-		d = sa.implicit
+	if sa.want[i] < 0 {
+		return -1
 	}
-	return targetSpreadBoost(d, sa.counts[v]) * share
+	return targetSpreadBoost(sa.want[i], sa.counts[i]) * share
 }
 
 // targetSpreadBoost is Nomad's boost for a value with desired allocations
@@ -213,10 +275,14 @@ func evenSpreadBoost(current, lo, hi, total int) float64 {
 	return float64(hi-current) / float64(lo)
 }
 
-// minMax returns the smallest and largest counts (0, 0 for none).
-func minMax(counts map[string]int) (lo, hi int) {
+// minMax returns the smallest and largest of the counts that are counted
+// (0, 0 for none).
+func minMax(counts []int, counted []bool) (lo, hi int) {
 	first := true
-	for _, c := range counts {
+	for i, c := range counts {
+		if !counted[i] {
+			continue
+		}
 		if first || c < lo {
 			lo = c
 		}

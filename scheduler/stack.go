@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"maps"
 	"time"
 
 	"github.com/nomadish/nomadish/structs"
@@ -28,12 +29,23 @@ import (
 // ready checkers never fire on the source Process builds (it is already
 // filtered, so NodesEvaluated counts only candidates, as in Nomad); they keep
 // the stack correct for any other source, such as a simulator's node list.
+//
+// Within one eval, what does not change between placements is computed
+// once per node, found by the node's position in the source list rather
+// than by hashing its ID: the static checks' verdict per group
+// (feasible_cache.go), the node's capacity, state allocations and usage
+// with the plan (node_slots.go), its spread values and anti-affinity
+// collisions (rank_spread.go, rank_antiaffinity.go). Only the checks that
+// read the plan (distinct_hosts, distinct_property) run on every visit.
+// TestCachesChangeNoPlan holds the cached pipeline to the plans of the
+// uncached one.
 type genericStack struct {
 	ctx       *evalContext
 	now       func() time.Time
-	available map[string]int // ready nodes per datacenter
+	available map[string]int // ready nodes per datacenter: the stack's copy, shared by its metrics
 
 	source   *staticIterator
+	feasible *feasibilityIterator
 	dcs      *datacenterChecker
 	drivers  *driverChecker
 	binPack  *binPackIterator
@@ -57,19 +69,32 @@ type genericStack struct {
 // newGenericStack wires the pipeline over nodes (already filtered to the
 // job's ready nodes and shuffled) for a job.
 func newGenericStack(ctx *evalContext, job *structs.Job, nodes []*structs.Node, available map[string]int, batch bool, now func() time.Time) *genericStack {
-	s := &genericStack{ctx: ctx, now: now, available: available, asks: map[string]*structs.AllocatedResources{}}
-	s.source = &staticIterator{ctx: ctx, nodes: nodes}
+	s := &genericStack{ctx: ctx, now: now, available: maps.Clone(available), asks: map[string]*structs.AllocatedResources{}}
+	if s.available == nil {
+		s.available = map[string]int{}
+	}
+	s.source = &staticIterator{ctx: ctx, nodes: nodes, slotted: true}
 	s.dcs = &datacenterChecker{datacenters: job.Datacenters}
 	s.drivers = &driverChecker{}
 	s.constraints = newConstraintChecker(ctx, job)
 	s.volumes = &hostVolumeChecker{} // feasible_volumes.go
 	s.networks = &networkChecker{}   // feasible_network.go
 	s.checkers = []feasibilityChecker{s.dcs, readyChecker{}, s.drivers, s.networks, s.volumes, s.constraints}
-	feasible := &feasibilityIterator{ctx: ctx, source: s.source, checkers: s.checkers}
-	s.binPack = newBinPackIterator(ctx, feasible)
+	s.feasible = &feasibilityIterator{ctx: ctx, source: s.source, checkers: s.checkers, dynamic: s.constraints,
+		static: []feasibilityChecker{s.dcs, readyChecker{}, s.drivers, s.networks, s.volumes, staticConstraints{s.constraints}}}
+	s.binPack = newBinPackIterator(ctx, s.feasible)
+	s.binPack.static = s.source
 	s.prefs = newPreferenceStack(s, job, batch)
 	s.maxScore = &maxScoreIterator{source: s.prefs.limit}
 	return s
+}
+
+// readyInDCs tells the stack that its node list holds only ready nodes of
+// the job's datacenters (readyNodesInDCs' output, Process's source): the
+// cached feasibility pass then skips the datacenter and ready checks, which
+// cannot fail on it, and a node's first check reads less of it.
+func (s *genericStack) readyInDCs() {
+	s.feasible.static = []feasibilityChecker{s.drivers, s.networks, s.volumes, staticConstraints{s.constraints}}
 }
 
 // Select picks a node for one allocation of tg, or nil when none fits. The
@@ -88,6 +113,11 @@ func (s *genericStack) SelectWith(tg *structs.TaskGroup, opts *selectOptions) (*
 	s.constraints.setTaskGroup(tg)
 	s.volumes.setTaskGroup(tg)
 	s.networks.setTaskGroup(tg)
+	if s.source.slotted {
+		s.feasible.cache.setTaskGroup(tg.Name)
+	} else {
+		s.feasible.cache.cur = nil
+	}
 	ask, ok := s.asks[tg.Name]
 	if !ok {
 		ask = structs.AllocatedFor(tg)
@@ -100,9 +130,11 @@ func (s *genericStack) SelectWith(tg *structs.TaskGroup, opts *selectOptions) (*
 	} else {
 		s.maxScore.Reset()
 		if option = s.maxScore.Next(); option != nil {
-			s.prefs.placed(option.node)
+			s.ctx.planning(option.pos) // the caller places on it
+			s.prefs.placed(option.node, option.pos)
 		}
 	}
+	s.feasible.cache.flush(s.ctx.metrics)
 	s.ctx.finishMetric()
 	s.ctx.metrics.AllocationTime = s.now().Sub(start)
 	if s.ctx.err != nil {

@@ -96,26 +96,43 @@ func (p *preferenceStack) limitFor() int {
 	return p.serviceLimit
 }
 
-// placed tells the scorers an allocation of the current group goes to n.
-func (p *preferenceStack) placed(n *structs.Node) {
-	p.antiAffinity.placed(n)
-	p.spread.placed(n)
+// placed tells the scorers an allocation of the current group goes to n,
+// at position pos of the stack's list (-1: unknown).
+func (p *preferenceStack) placed(n *structs.Node, pos int32) {
+	p.antiAffinity.placed(n, pos)
+	p.spread.placed(n, pos)
 }
 
 // feasibleNodes returns the nodes of the stack's source that pass every
 // feasibility checker for the group being selected (Select sets the checkers
-// up before the scorers): the values an even spread spreads over. The spread
+// up before the scorers), and their positions in the stack's list (-1 for
+// a stand-in list): the values an even spread spreads over. The spread
 // scorer calls it once per group and eval; it does not count in the metric.
-func (p *preferenceStack) feasibleNodes() []*structs.Node {
+// On the stack's own list it goes through the feasibility cache, whose
+// verdicts the placements then find.
+func (p *preferenceStack) feasibleNodes() ([]*structs.Node, []int32) {
 	var out []*structs.Node
+	var pos []int32
+	src, f := p.stack.source, p.stack.feasible
+	cached := src.slotted && f.cache.cur != nil
 next:
-	for _, n := range p.stack.source.nodes {
+	for i, n := range src.nodes {
+		if cached {
+			if v, _ := f.cache.verdict(i, n, f.static); v != verdictFeasible {
+				continue
+			}
+			if ok, _ := f.dynamic.dynamicFeasible(n); !ok {
+				continue
+			}
+			out, pos = append(out, n), append(pos, int32(i))
+			continue
+		}
 		for _, c := range p.stack.checkers {
 			if ok, _ := c.Feasible(n); !ok {
 				continue next
 			}
 		}
-		out = append(out, n)
+		out, pos = append(out, n), append(pos, -1)
 	}
-	return out
+	return out, pos
 }

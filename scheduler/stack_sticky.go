@@ -10,10 +10,10 @@ func (s *genericStack) selectPreferring(tg *structs.TaskGroup, opts *selectOptio
 	if node == nil {
 		return s.SelectWith(tg, opts)
 	}
-	nodes, offset := s.source.nodes, s.source.offset
-	s.source.nodes, s.source.offset = []*structs.Node{node}, 0
+	nodes, offset, slotted := s.source.nodes, s.source.offset, s.source.slotted
+	s.source.nodes, s.source.offset, s.source.slotted = []*structs.Node{node}, 0, false
 	option, metric, err := s.SelectWith(tg, opts)
-	s.source.nodes, s.source.offset = nodes, offset
+	s.source.nodes, s.source.offset, s.source.slotted = nodes, offset, slotted
 	if option != nil || err != nil {
 		return option, metric, err
 	}

@@ -160,7 +160,7 @@ func (s *systemScheduler) placeOnNodes(places []reconcile.SystemPlacement, targe
 // selects on one node at a time). The stack keeps the slice.
 func (s *genericStack) setNodes(nodes []*structs.Node) {
 	s.source.nodes = nodes
-	s.source.offset, s.source.seen = 0, 0
+	s.source.offset, s.source.seen, s.source.slotted = 0, 0, false
 }
 
 // addMetric adds the counts of one Select's metric to a group's sum.

@@ -4,6 +4,7 @@ import (
 	"hash/fnv"
 	"math/rand/v2"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -45,7 +46,10 @@ func matchDatacenter(patterns []string, dc string) bool {
 // shuffleNodes sorts nodes by ID and shuffles them with a generator seeded
 // from the eval ID and the state index, so the order replays from a snapshot.
 func shuffleNodes(nodes []*structs.Node, evalID string, index uint64) {
-	sort.Slice(nodes, func(i, j int) bool { return nodes[i].ID < nodes[j].ID })
+	byID := func(a, b *structs.Node) int { return strings.Compare(a.ID, b.ID) }
+	if !slices.IsSortedFunc(nodes, byID) { // the state lists nodes by ID: usually a linear check
+		slices.SortFunc(nodes, byID)
+	}
 	h := fnv.New64a()
 	h.Write([]byte(evalID))
 	r := rand.New(rand.NewPCG(h.Sum64(), index))
