@@ -5,6 +5,8 @@ import { el } from "./dom.js";
 import { jobsPage } from "./jobs.js";
 import { jobPage } from "./job.js";
 import { tokenPage } from "./token.js";
+import { topologyPage } from "./topology.js";
+import { whyNotPage } from "./whynot.js";
 
 const comingSoon = (title) => (main) => {
   main.replaceChildren(el("h1", {}, title),
@@ -16,9 +18,10 @@ const comingSoon = (title) => (main) => {
 const routes = [
   [/^\/?$/, () => navigate("/ui/jobs", true)],
   [/^\/jobs\/?$/, jobsPage, "jobs"],
+  [/^\/jobs\/([^/]+)\/why-not\/?$/, whyNotPage, "jobs"],
   [/^\/jobs\/([^/]+)\/?$/, jobPage, "jobs"],
   [/^\/clients(\/.*)?$/, comingSoon("Clients"), "clients"],
-  [/^\/topology\/?$/, comingSoon("Topology"), "topology"],
+  [/^\/topology\/?$/, topologyPage, "topology"],
   [/^\/evaluations\/?$/, comingSoon("Evaluations"), "evaluations"],
   [/^\/servers(\/.*)?$/, comingSoon("Servers"), "servers"],
   [/^\/settings\/tokens\/?$/, tokenPage, "settings"],

@@ -43,7 +43,7 @@ export function jobPage(main, { params, query, signal }) {
 
   main.replaceChildren(
     el("p", {}, el("a", { href: "/ui/jobs" }, "← Jobs")),
-    el("div", { class: "toolbar" }, el("h1", {}, id), stop), notice, errors, facts,
+    el("div", { class: "toolbar" }, el("h1", {}, id), stop, el("a", { href: `/ui/jobs/${encodeURIComponent(id)}/why-not${ns !== "default" ? q : ""}` }, "Why not here?")), notice, errors, facts,
     el("h2", { id: "groups-h" }, "Task groups"),
     el("table", { "aria-labelledby": "groups-h" }, el("thead", {}, el("tr", {},
       el("th", { scope: "col" }, "Group"), el("th", { scope: "col", class: "num" }, "Count"),
