@@ -195,7 +195,8 @@ export function topologyCanvas({ signal, onOpen, onSelect, onDraw, describe }) {
     setModel(m, b) {
       model = m; by = b; layout();
       if (!selected && flat.length) selected = flat[0].n.ID;
-      redraw();
+      if (frame) { cancelAnimationFrame(frame); frame = 0; }
+      draw(); // now, not at the next frame: a background tab gets none
       onSelect(model.byID.get(selected) || null);
     },
     setBy(b) { by = b; redraw(); },

@@ -93,7 +93,7 @@ export function whyNotPage(main, { params, query, signal }) {
       el("table", { "aria-labelledby": "wn-nodes-h" }, el("thead", {}, el("tr", {},
         el("th", { scope: "col" }, "Node"), el("th", { scope: "col" }, "Status"), el("th", { scope: "col" }, "Group"),
         el("th", { scope: "col" }, "Verdict"), el("th", { scope: "col" }, "Reasons"))), body));
-    out.replaceChildren(...sections);
+    out.replaceChildren(...sections.filter(Boolean));
     const rows = new Array(list.length);
     let done = 0, next = 0;
     const worker = async () => {
