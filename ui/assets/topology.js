@@ -122,11 +122,13 @@ export function topologyPage(main, { query, signal }) {
   let nodes = null, allocs = null;
   const update = () => {
     if (!nodes || !allocs) return;
+    const t0 = performance.now();
     const m = buildModel(nodes, allocs);
     summary.replaceChildren(summaryTable(m));
     legendBox.replaceChildren(legend(m));
-    status.textContent = `${m.totals.nodes} nodes, ${m.totals.allocs} live allocations`;
+    status.textContent = `${m.totals.nodes} node${m.totals.nodes === 1 ? "" : "s"}, ${m.totals.allocs} live allocation${m.totals.allocs === 1 ? "" : "s"}`;
     map.setModel(m, by);
+    status.dataset.updateMs = (performance.now() - t0).toFixed(2); // model, summary and first draw
   };
   const onError = (err) => errors.replaceChildren(errorBox(err));
   watch("/v1/nodes?resources=true", { signal, onError, onData: (l) => { errors.replaceChildren(); nodes = l || []; update(); } });
