@@ -85,7 +85,7 @@ func TestTopologyThousandsOfNodes(t *testing.T) {
 	p.poll("the map drawn", `Number(document.querySelector(".topo-canvas")?.dataset.drawnNodes || 0) > 0`)
 	var m struct {
 		DrawMs, UpdateMs string
-		Drawn           string
+		Drawn            string
 	}
 	p.Eval(`({ DrawMs: document.querySelector(".topo-canvas").dataset.drawMs, Drawn: document.querySelector(".topo-canvas").dataset.drawnNodes,
 		UpdateMs: document.querySelector(".live").dataset.updateMs })`, &m)
