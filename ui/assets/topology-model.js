@@ -79,8 +79,10 @@ export function jobColor(jobID, dark) {
   if (!c) {
     let h = 2166136261;
     for (let i = 0; i < jobID.length; i++) h = Math.imul(h ^ jobID.charCodeAt(i), 16777619);
-    const hue = (h >>> 0) % 360;
-    c = `hsl(${hue} ${dark ? 60 : 55}% ${dark ? 58 : 42}%)`;
+    h ^= h >>> 16; h = Math.imul(h, 0x85ebca6b); h ^= h >>> 13; h = Math.imul(h, 0xc2b2ae35); h ^= h >>> 16;
+    const hue = ((h >>> 0) % 24) * 15; // 24 hues 15° apart
+    const light = (h >>> 8) & 1 ? 0 : 8; // and two lightnesses
+    c = `hsl(${hue} ${dark ? 60 : 55}% ${(dark ? 56 : 38) + light}%)`;
     colorCache.set(key, c);
   }
   return c;
