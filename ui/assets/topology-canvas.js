@@ -122,7 +122,12 @@ export function topologyCanvas({ signal, onOpen, onSelect, onDraw, describe }) {
     canvas.dataset.drawnNodes = String(drawn);
     onDraw?.(ms, drawn);
   }
-  const redraw = () => { if (!frame) frame = requestAnimationFrame(draw); };
+  // redraw draws at the next frame (one draw per frame however many events
+  // came); a hidden tab gets no frames, so it draws at once.
+  const redraw = () => {
+    if (document.hidden) draw();
+    else if (!frame) frame = requestAnimationFrame(draw);
+  };
 
   // hit finds {node, alloc} under the pointer (content coordinates).
   function hit(ev) {

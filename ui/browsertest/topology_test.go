@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 )
@@ -96,7 +95,6 @@ func TestTopologyThousandsOfNodes(t *testing.T) {
 	p.Screenshot("topology-2000")
 
 	// Scrolling to the middle redraws only what is then on screen.
-	p.Run(page.BringToFront())
 	p.Eval(`(() => { document.querySelector(".topo-canvas").dataset.drawMs = "x"; const s = document.querySelector(".topo-scroll"); s.scrollTop = s.scrollHeight / 2; s.dispatchEvent(new Event("scroll")); return true; })()`, &ok)
 	p.poll("the map redrawn after scrolling", `!document.querySelector(".topo-canvas").dataset.drawMs.startsWith("x")`)
 	var scrolled string

@@ -49,7 +49,9 @@ func TestWhyNotShowsFailedConstraint(t *testing.T) {
 	}
 
 	// Every node with its reasons, and the placement failure.
-	p := OpenPage(t, "/ui/jobs/"+id+"/why-not")
+	// Reached from the job page's "Why not here?" link.
+	p := OpenPage(t, "/ui/jobs/"+id)
+	p.Click(`a[href^="/ui/jobs/` + id + `/why-not"]`)
 	p.WaitText(".wn-failures", `Constraint "${attr.kernel.name} = windows": 1 nodes excluded by filter`)
 	p.WaitText(`tr[data-node="`+nodes[0].ID+`"]`, want)
 	p.WaitText(`tr[data-node="`+nodes[0].ID+`"]`, "not feasible")
