@@ -49,9 +49,7 @@ func TestWhyNotShowsFailedConstraint(t *testing.T) {
 	}
 
 	// Every node with its reasons, and the placement failure.
-	// Reached from the job page's "Why not here?" link.
-	p := OpenPage(t, "/ui/jobs/"+id)
-	p.Click(`a[href^="/ui/jobs/` + id + `/why-not"]`)
+	p := OpenPage(t, "/ui/jobs/"+id+"/why-not")
 	p.WaitText(".wn-failures", `Constraint "${attr.kernel.name} = windows": 1 nodes excluded by filter`)
 	p.WaitText(`tr[data-node="`+nodes[0].ID+`"]`, want)
 	p.WaitText(`tr[data-node="`+nodes[0].ID+`"]`, "not feasible")
@@ -62,6 +60,11 @@ func TestWhyNotShowsFailedConstraint(t *testing.T) {
 	p.WaitText(".wn-verdict h3", `is not feasible for group "g":`)
 	p.WaitText(".wn-verdict li.wn-failure", want)
 	p.Screenshot("why-not-node")
+
+	// The job page links to it.
+	j := OpenPage(t, "/ui/jobs/"+id)
+	j.Click(`a[href^="/ui/jobs/` + id + `/why-not"]`)
+	j.WaitText(".wn-failures", `Constraint "${attr.kernel.name} = windows"`)
 }
 
 func writeFile(t *testing.T, path, content string) {
