@@ -9,13 +9,18 @@ import (
 // uuidLen is the length of a full ID; a shorter one may be a prefix.
 const uuidLen = 36
 
-// allocsList serves GET /v1/allocations (?prefix=).
+// allocsList serves GET /v1/allocations (?prefix=, ?resources=true adds
+// each row's AllocatedResources, as Nomad's).
 func (s *httpServer) allocsList(w http.ResponseWriter, r *http.Request) (any, error) {
 	q, err := s.parseQuery(r)
 	if err != nil {
 		return nil, err
 	}
-	reply, err := s.listAllocs(q)
+	res, err := parseBool(r, "resources")
+	if err != nil {
+		return nil, err
+	}
+	reply, err := s.listAllocsFields(q, &structs.AllocStubFields{Resources: res})
 	if err != nil {
 		return nil, err
 	}
@@ -24,7 +29,11 @@ func (s *httpServer) allocsList(w http.ResponseWriter, r *http.Request) (any, er
 }
 
 func (s *httpServer) listAllocs(q structs.QueryOptions) (*structs.AllocListResponse, error) {
-	args := structs.AllocListRequest{QueryOptions: q}
+	return s.listAllocsFields(q, nil)
+}
+
+func (s *httpServer) listAllocsFields(q structs.QueryOptions, fields *structs.AllocStubFields) (*structs.AllocListResponse, error) {
+	args := structs.AllocListRequest{QueryOptions: q, Fields: fields}
 	var reply structs.AllocListResponse
 	if err := s.RPC.RPC(structs.AllocListRPC, &args, &reply); err != nil {
 		return nil, err

@@ -6,13 +6,19 @@ import (
 	"github.com/nomadish/nomadish/structs"
 )
 
-// nodesList serves GET /v1/nodes (?prefix=). List rows carry no SecretID.
+// nodesList serves GET /v1/nodes (?prefix=, ?resources=true adds each
+// node's NodeResources and ReservedResources, as Nomad's). List rows carry
+// no SecretID.
 func (s *httpServer) nodesList(w http.ResponseWriter, r *http.Request) (any, error) {
 	q, err := s.parseQuery(r)
 	if err != nil {
 		return nil, err
 	}
-	reply, err := s.listNodes(q)
+	res, err := parseBool(r, "resources")
+	if err != nil {
+		return nil, err
+	}
+	reply, err := s.listNodesFields(q, &structs.NodeStubFields{Resources: res})
 	if err != nil {
 		return nil, err
 	}
@@ -21,7 +27,11 @@ func (s *httpServer) nodesList(w http.ResponseWriter, r *http.Request) (any, err
 }
 
 func (s *httpServer) listNodes(q structs.QueryOptions) (*structs.NodeListResponse, error) {
-	args := structs.NodeListRequest{QueryOptions: q}
+	return s.listNodesFields(q, nil)
+}
+
+func (s *httpServer) listNodesFields(q structs.QueryOptions, fields *structs.NodeStubFields) (*structs.NodeListResponse, error) {
+	args := structs.NodeListRequest{QueryOptions: q, Fields: fields}
 	var reply structs.NodeListResponse
 	if err := s.RPC.RPC(structs.NodeListRPC, &args, &reply); err != nil {
 		return nil, err

@@ -100,8 +100,12 @@ type NodeListStub struct {
 	Status                string
 	StatusDescription     string
 	Drivers               map[string]*DriverInfo
-	CreateIndex           uint64
-	ModifyIndex           uint64
+	// NodeResources and ReservedResources are set only when the list asks
+	// for them (NodeStubFields.Resources; GET /v1/nodes?resources=true).
+	NodeResources     *NodeResources         `json:",omitempty"`
+	ReservedResources *NodeReservedResources `json:",omitempty"`
+	CreateIndex       uint64
+	ModifyIndex       uint64
 }
 
 // Stub returns the list row of the node.

@@ -244,7 +244,15 @@ type SingleNodeResponse struct {
 
 // NodeListRequest lists nodes.
 type NodeListRequest struct {
+	// Fields adds optional fields to the rows (?resources=true), as Nomad's.
+	Fields *NodeStubFields `json:",omitempty"`
 	QueryOptions
+}
+
+// NodeStubFields picks the optional fields of NodeListStub.
+type NodeStubFields struct {
+	// Resources adds NodeResources and ReservedResources.
+	Resources bool
 }
 
 // NodeListResponse answers Node.List.
@@ -278,7 +286,15 @@ type AllocUpdateRequest struct {
 
 // AllocListRequest lists allocations.
 type AllocListRequest struct {
+	// Fields adds optional fields to the rows (?resources=true), as Nomad's.
+	Fields *AllocStubFields `json:",omitempty"`
 	QueryOptions
+}
+
+// AllocStubFields picks the optional fields of AllocListStub.
+type AllocStubFields struct {
+	// Resources adds AllocatedResources.
+	Resources bool
 }
 
 // AllocListResponse answers Alloc.List.

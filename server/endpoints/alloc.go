@@ -31,7 +31,11 @@ func (e *Alloc) List(args *structs.AllocListRequest, reply *structs.AllocListRes
 			if !inNamespace(args.Namespace, a.Namespace) || !strings.HasPrefix(a.ID, args.Prefix) || (keep != nil && !keep(a.Namespace)) {
 				continue
 			}
-			reply.Allocations = append(reply.Allocations, a.Stub())
+			stub := a.Stub()
+			if args.Fields != nil && args.Fields.Resources {
+				stub.AllocatedResources = a.AllocatedResources
+			}
+			reply.Allocations = append(reply.Allocations, stub)
 		}
 		if reply.Allocations, err = pageList(reply.Allocations, paginate.ByCreateIndex, allocKey, &args.QueryOptions, &reply.QueryMeta); err != nil {
 			return 0, err

@@ -235,7 +235,11 @@ func (e *Node) List(args *structs.NodeListRequest, reply *structs.NodeListRespon
 		reply.Nodes = make([]*structs.NodeListStub, 0, len(nodes))
 		for _, n := range nodes {
 			if len(args.Prefix) <= len(n.ID) && n.ID[:len(args.Prefix)] == args.Prefix {
-				reply.Nodes = append(reply.Nodes, n.Stub())
+				stub := n.Stub()
+				if args.Fields != nil && args.Fields.Resources {
+					stub.NodeResources, stub.ReservedResources = n.NodeResources, n.ReservedResources
+				}
+				reply.Nodes = append(reply.Nodes, stub)
 			}
 		}
 		if reply.Nodes, err = pageList(reply.Nodes, paginate.ByID, nodeKey, &args.QueryOptions, &reply.QueryMeta); err != nil {

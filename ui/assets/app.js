@@ -6,22 +6,18 @@ import { el } from "./dom.js";
 // page(module, name) loads a page's module when the page is first shown:
 // the jobs page, the first one opened, fetches only its own modules.
 const page = (module, name) => async () => (await import(module))[name];
-const comingSoon = (title) => (main) => {
-  main.replaceChildren(el("h1", {}, title),
-    el("p", { class: "muted" }, "Coming soon. Until then, the CLI and the HTTP API show it."));
-  return title;
-};
 
 // routes: the first match wins; params are the regexp's groups, decoded.
 // The second member loads the page function (main, ctx) => title.
 const routes = [
   [/^\/?$/, async () => () => navigate("/ui/jobs", true)],
   [/^\/jobs\/?$/, page("./jobs.js", "jobsPage"), "jobs"],
+  [/^\/jobs\/([^/]+)\/why-not\/?$/, page("./whynot.js", "whyNotPage"), "jobs"],
   [/^\/jobs\/([^/]+)\/?$/, page("./job.js", "jobPage"), "jobs"],
   [/^\/allocations\/([^/]+)\/?$/, page("./alloc.js", "allocPage"), "jobs"],
   [/^\/clients\/?$/, page("./clients.js", "clientsPage"), "clients"],
   [/^\/clients\/([^/]+)\/?$/, page("./client.js", "clientPage"), "clients"],
-  [/^\/topology\/?$/, async () => comingSoon("Topology"), "topology"],
+  [/^\/topology\/?$/, page("./topology.js", "topologyPage"), "topology"],
   [/^\/evaluations\/?$/, page("./evaluations.js", "evaluationsPage"), "evaluations"],
   [/^\/evaluations\/([^/]+)\/?$/, page("./evaluation.js", "evaluationPage"), "evaluations"],
   [/^\/deployments\/?$/, page("./deployments.js", "deploymentsPage"), "deployments"],

@@ -102,7 +102,8 @@ export function jobPage(main, { params, query, signal }) {
 
   main.replaceChildren(
     el("p", {}, el("a", { href: "/ui/jobs" }, "← Jobs")),
-    el("div", { class: "toolbar job-head" }, el("h1", {}, id), badge, stop, start),
+    el("div", { class: "toolbar job-head" }, el("h1", {}, id), badge, stop, start,
+      el("a", { href: `/ui/jobs/${encodeURIComponent(id)}/why-not${ns !== "default" ? ctx.q : ""}` }, "Why not here?")),
     notice, errors,
     el("nav", { "aria-label": "Job sections" }, tabs), panels);
 
