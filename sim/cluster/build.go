@@ -20,7 +20,7 @@ var Drivers = []string{"raw_exec", "exec", "docker", "mock"}
 // P..2P-1 their second threads; one NUMA node per socket). The spec must
 // be valid.
 func Build(spec Spec, seed uint64) []*structs.Node {
-	spec = spec.withDefaults()
+	spec = spec.WithDefaults()
 	r := rand.New(rand.NewPCG(seed, 0x636c7573746572)) // "cluster"
 	total := 0
 	for _, c := range spec.Classes {

@@ -59,8 +59,9 @@ func DefaultClass() Class {
 // LogicalCPUs is the class's logical CPU count.
 func (c Class) LogicalCPUs() int { return c.Sockets * c.CoresPerSocket * c.ThreadsPerCore }
 
-// withDefaults fills zero fields of the spec.
-func (s Spec) withDefaults() Spec {
+// WithDefaults fills zero fields of the spec (one datacenter "dc1",
+// one rack, one DefaultClass, weights of at least 1).
+func (s Spec) WithDefaults() Spec {
 	if len(s.Datacenters) == 0 {
 		s.Datacenters = []string{"dc1"}
 	}
