@@ -47,6 +47,11 @@ type Sim struct {
 	applierFree time.Duration
 	rng         *rand.Rand
 
+	// nodesChanged counts node writes; nodesCache is the node list read
+	// at nodesCacheAt (nodes_cache.go).
+	nodesChanged, nodesCacheAt uint64
+	nodesCache                 []*structs.Node
+
 	jobs map[string]*jobInfo
 	stats
 }
@@ -311,6 +316,7 @@ func (s *Sim) failNode() error {
 		return err
 	}
 	n.ready = false
+	s.nodesChanged++
 	s.evictions += len(n.live)
 	s.nodeFailures++
 	if _, _, err := endpoints.CreateNodeEvals(s.store, s.applyEvals, s.clock(), n.id, idx); err != nil {
@@ -327,6 +333,7 @@ func (s *Sim) returnNode(id string) error {
 		return err
 	}
 	s.nodes[id].ready = true
+	s.nodesChanged++
 	_, _, err := endpoints.CreateNodeEvals(s.store, s.applyEvals, s.clock(), id, idx)
 	return err
 }

@@ -62,7 +62,11 @@ func (p *simPlanner) SubmitPlan(plan *structs.Plan) (*structs.PlanResult, schedu
 	}
 	s.conflicts++
 	p.index = s.index
-	return res, s.store.Snapshot().ReadView(), nil
+	snap, err := s.snapshot()
+	if err != nil {
+		return nil, nil, err
+	}
+	return res, snap, nil
 }
 
 func (p *simPlanner) UpdateEval(e *structs.Evaluation) error {
@@ -103,9 +107,13 @@ func (s *Sim) start(w *worker, e *structs.Evaluation) {
 		}
 	}
 	p := &simPlanner{s: s, w: w, index: s.index}
-	snap := s.store.Snapshot().ReadView()
+	snap, err := s.snapshot()
 	w.next, w.stop = iter.Pull(func(yield func(*structs.Plan) bool) {
 		p.yield = yield
+		if err != nil {
+			w.err = err
+			return
+		}
 		sched, err := scheduler.New(e.Type, scheduler.Config{State: snap, Planner: p, Now: s.clock,
 			PreferenceScoreLimit: s.cfg.PreferenceScoreLimit})
 		if err != nil {
