@@ -74,6 +74,13 @@ func TestJobThatDoesNotFitIsBlockedThenPlaced(t *testing.T) {
 	if got := r.PlacementLatency.Max; got < 9*time.Minute || got > 11*time.Minute {
 		t.Fatalf("b's placement latency %s, want ~10m", got)
 	}
+	pendingSeen := false
+	for _, smp := range r.Utilization {
+		pendingSeen = pendingSeen || (smp.PendingAllocs == 1 && smp.BlockedEvals == 1)
+	}
+	if last := r.Utilization[len(r.Utilization)-1]; !pendingSeen || last.PendingAllocs != 0 {
+		t.Fatalf("want b pending and blocked in a sample and nothing pending at the end (last %+v)", last)
+	}
 	if n := s.blocked.Stats().TotalBlocked; n != 0 {
 		t.Fatalf("%d evals still blocked", n)
 	}

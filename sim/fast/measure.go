@@ -38,19 +38,8 @@ func (s *Sim) utilization() report.Sample {
 	for _, id := range s.nodeOrder {
 		smp.RunningAllocs += len(s.nodes[id].live)
 	}
-	smp.PendingAllocs = s.pendingAllocs()
+	smp.PendingAllocs = s.pending
 	return smp
-}
-
-// pendingAllocs counts allocs of arrived, unstopped jobs not yet placed.
-func (s *Sim) pendingAllocs() int {
-	n := 0
-	for _, j := range s.jobs {
-		if j.arrival <= s.now && !j.stopping && !j.placedAll {
-			n += max(0, j.count-j.placed)
-		}
-	}
-	return n
 }
 
 func share(a, b int64) float64 {

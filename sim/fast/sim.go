@@ -58,10 +58,11 @@ type Sim struct {
 
 // jobInfo is what the simulator tracks of one trace job.
 type jobInfo struct {
-	arrival, duration             time.Duration
-	typ                           string
-	count, placed                 int
-	dequeued, placedAll, stopping bool
+	arrival, duration time.Duration
+	typ               string
+	count, placed     int
+	// stopping: a stop is scheduled; stopped: it happened.
+	dequeued, placedAll, stopping, stopped bool
 }
 
 // Run simulates cfg and reports what it measured.
@@ -221,6 +222,7 @@ func (s *Sim) arrive(i int) error {
 		return fmt.Errorf("registering job %q: %w", job.ID, err)
 	}
 	s.jobCount++
+	s.pending += tj.Count
 	return nil
 }
 
@@ -239,6 +241,10 @@ func (s *Sim) stopJob(id string) error {
 		CreateTime: now, ModifyTime: now}
 	if err := s.store.UpsertJob(s.nextIndex(), job, e); err != nil {
 		return fmt.Errorf("stopping job %q: %w", id, err)
+	}
+	if j := s.jobs[id]; j != nil && !j.stopped {
+		j.stopped = true
+		s.pending -= max(0, j.count-j.placed)
 	}
 	return nil
 }

@@ -40,7 +40,8 @@ type stats struct {
 
 	jobCount, placements, rejections, preemptions, evictions int
 	conflicts, retries, blockedPeak, nodeFailures            int
-	pending                                                  int
+	// pending counts allocs of arrived, unstopped jobs not placed yet.
+	pending int
 
 	queueDelays, placeLatencies []time.Duration
 	samples                     []report.Sample
@@ -100,6 +101,9 @@ func (s *Sim) committed(req *structs.ApplyPlanResultsRequest) {
 		s.placements++
 		started = append(started, a.ID)
 		if j := s.jobs[a.JobID]; j != nil {
+			if j.placed < j.count && !j.stopped {
+				s.pending--
+			}
 			j.placed++
 			if !j.placedAll && j.placed >= j.count {
 				j.placedAll = true
