@@ -18,17 +18,25 @@ import (
 	"github.com/nomadish/nomadish/sim/trace"
 )
 
-// The trace and HTML report makers sim run calls, set where they are
-// built (sim/trace's Read and Generate, sim/report's WriteHTML): function
-// variables so this command compiles on its own.
+// The trace and HTML report makers sim run calls: function variables so
+// this command compiles before sim/trace's Read and Generate and
+// sim/report's WriteHTML land. Wiring, at merge:
+//
+//	readTrace = trace.Read
+//	generateTrace = func(name string, seed uint64, d time.Duration, spec cluster.Spec, load float64) (*trace.Trace, error) {
+//		c := spec.WithDefaults().Classes[0]
+//		return trace.Generate(name, trace.Options{Seed: int64(seed), Duration: d, Nodes: spec.Nodes,
+//			Load: load, NodeMemoryMB: c.MemoryMB, NodeCores: c.LogicalCPUs()})
+//	}
+//	writeHTML = report.WriteHTML
 var (
 	readTrace = func(path string) (*trace.Trace, error) {
 		return nil, errors.New("reading trace files is not built into this binary")
 	}
-	generateTrace = func(name string, seed uint64, d time.Duration, nodes int) (*trace.Trace, error) {
+	generateTrace = func(name string, seed uint64, d time.Duration, spec cluster.Spec, load float64) (*trace.Trace, error) {
 		return nil, fmt.Errorf("generator %q is not built into this binary", name)
 	}
-	writeHTML = func(w io.Writer, r *report.Report) error {
+	writeHTML = func(w io.Writer, runs ...*report.Report) error {
 		return errors.New("HTML reports are not built into this binary")
 	}
 )
@@ -43,7 +51,7 @@ type simRunFlags struct {
 	costEval, costPlacement, costNode, cost time.Duration
 	seed                                    uint64
 	preemption, asJSON                      bool
-	nodeFailures                            float64
+	nodeFailures, load                      float64
 }
 
 func (m *Meta) simRunFlagSet(o *simRunFlags) *flags {
@@ -56,6 +64,7 @@ func (m *Meta) simRunFlagSet(o *simRunFlags) *flags {
 	f.IntVar(&o.racks, "racks", 10, "Racks per datacenter (meta.rack)")
 	f.StringVar(&o.traceFile, "trace", "", "Workload trace file (JSON or CSV)")
 	f.StringVar(&o.generate, "generate", "", "Generate the workload: google2019 or alibaba2018")
+	f.Float64Var(&o.load, "load", 0.7, "With -generate: the workload's average share of the cluster's memory")
 	f.DurationVar(&o.duration, "duration", d.Duration, "Simulated time to cover")
 	f.IntVar(&o.workers, "workers", 1, "Scheduler workers")
 	f.Uint64Var(&o.seed, "seed", 1, "Random seed (cluster, generated trace, node failures)")
@@ -108,7 +117,11 @@ func simRunCommand(m *Meta, args []string) int {
 		}
 	}
 	if o.reportFile != "" {
-		if err := writeReportFile(o.reportFile, a); err != nil {
+		runs := []*report.Report{a}
+		if b != nil {
+			runs = append(runs, b)
+		}
+		if err := writeReportFile(o.reportFile, runs); err != nil {
 			return m.errorf("writing the HTML report: %v", err)
 		}
 	}
@@ -151,8 +164,10 @@ func (o *simRunFlags) config() (fast.Config, error) {
 		if tr, err = readTrace(o.traceFile); err != nil {
 			return cfg, fmt.Errorf("-trace: %w", err)
 		}
+	case (o.generate == "google2019" || o.generate == "alibaba2018") && (o.load <= 0 || o.load > 2):
+		return cfg, fmt.Errorf("-load %g: want more than 0 and at most 2", o.load)
 	case o.generate == "google2019" || o.generate == "alibaba2018":
-		if tr, err = generateTrace(o.generate, o.seed, o.duration, spec.Nodes); err != nil {
+		if tr, err = generateTrace(o.generate, o.seed, o.duration, spec, o.load); err != nil {
 			return cfg, fmt.Errorf("-generate: %w", err)
 		}
 	case o.generate != "":
@@ -226,12 +241,12 @@ func withNUMA(tr *trace.Trace, aff string) *trace.Trace {
 	return out
 }
 
-func writeReportFile(path string, r *report.Report) error {
+func writeReportFile(path string, runs []*report.Report) error {
 	fh, err := os.Create(path)
 	if err != nil {
 		return err
 	}
-	if err := writeHTML(fh, r); err != nil {
+	if err := writeHTML(fh, runs...); err != nil {
 		fh.Close()
 		return err
 	}

@@ -85,6 +85,7 @@ func TestSimRunBadFlags(t *testing.T) {
 		"-duration":     {"-trace", path, "-duration", "-1h"},
 		"no arguments":  {"-trace", path, "extra"},
 		"invalid value": {"-nodes", "many"},
+		"-load":         {"-generate", "google2019", "-load", "0"},
 	}
 	for want, args := range cases {
 		code, _, errOut := runCLI(nil, append([]string{"sim", "run"}, args...)...)
