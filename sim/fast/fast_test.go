@@ -196,3 +196,20 @@ func TestBadConfigIsRefused(t *testing.T) {
 		}
 	}
 }
+
+func TestPreemptionMakesRoomForHigherPriority(t *testing.T) {
+	low := batch("low", 0, 2, 7000, 0)
+	low.Priority = 20
+	high := batch("high", time.Minute, 1, 7000, 0)
+	high.Priority = 90
+	tr := &trace.Trace{Source: "test", Jobs: []trace.Job{low, high}}
+	_, off := run(t, Config{Cluster: smallCluster(2), Trace: tr, Duration: time.Hour})
+	_, on := run(t, Config{Cluster: smallCluster(2), Trace: tr, Duration: time.Hour, Preemption: true})
+	if off.Preemptions != 0 || off.Placements != 2 {
+		t.Fatalf("preemption off: %d preemptions %d placements, want 0 and 2", off.Preemptions, off.Placements)
+	}
+	// high is placed over one of low's allocs; the evicted one waits, blocked.
+	if on.Preemptions != 1 || on.Placements < 3 {
+		t.Fatalf("preemption on: %d preemptions %d placements, want 1 and at least 3", on.Preemptions, on.Placements)
+	}
+}
