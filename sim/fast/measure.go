@@ -17,8 +17,7 @@ func (s *Sim) utilization() report.Sample {
 	smp := report.Sample{Time: s.now, BlockedEvals: s.blocked.Stats().TotalBlocked}
 	var cpu, cpuCap, mem, memCap int64
 	var cores, coresCap int
-	for _, id := range s.nodeOrder {
-		n := s.nodes[id]
+	for _, n := range s.nodeList {
 		if !n.ready {
 			continue
 		}
@@ -35,8 +34,8 @@ func (s *Sim) utilization() report.Sample {
 		}
 	}
 	smp.CPU, smp.Memory, smp.Cores = share(cpu, cpuCap), share(mem, memCap), share(int64(cores), int64(coresCap))
-	for _, id := range s.nodeOrder {
-		smp.RunningAllocs += len(s.nodes[id].live)
+	for _, n := range s.nodeList {
+		smp.RunningAllocs += len(n.live)
 	}
 	smp.PendingAllocs = s.pending
 	return smp
@@ -83,7 +82,7 @@ func (s *Sim) report() *report.Report {
 		Mode: "fast",
 		Config: map[string]string{
 			"trace": c.Trace.Source, "trace_jobs": strconv.Itoa(len(c.Trace.Jobs)),
-			"nodes": strconv.Itoa(len(s.nodeOrder)), "cluster": clusterDesc(c),
+			"nodes": strconv.Itoa(len(s.nodeList)), "cluster": clusterDesc(c),
 			"workers": strconv.Itoa(c.Workers), "algorithm": c.Algorithm,
 			"preemption": strconv.FormatBool(c.Preemption), "seed": strconv.FormatUint(c.Seed, 10),
 			"node_failures_per_node_day": strconv.FormatFloat(c.NodeFailures, 'g', -1, 64),

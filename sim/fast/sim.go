@@ -299,10 +299,10 @@ func (s *Sim) finishAllocs(ids []string) error {
 // scheduleFailure schedules the next node failure: a Poisson process of
 // NodeFailures per node per day over the cluster.
 func (s *Sim) scheduleFailure() {
-	if s.cfg.NodeFailures <= 0 || len(s.nodeOrder) == 0 {
+	if s.cfg.NodeFailures <= 0 || len(s.nodeList) == 0 {
 		return
 	}
-	perSec := s.cfg.NodeFailures * float64(len(s.nodeOrder)) / 86400
+	perSec := s.cfg.NodeFailures * float64(len(s.nodeList)) / 86400
 	gap := time.Duration(s.rng.ExpFloat64() / perSec * float64(time.Second))
 	if gap > 0 && gap < time.Duration(math.MaxInt64/2) {
 		s.schedule(s.now+gap, &event{kind: evNodeFail})
@@ -313,7 +313,7 @@ func (s *Sim) scheduleFailure() {
 // a node-update eval for each job on it, as the leader's heartbeat expiry.
 func (s *Sim) failNode() error {
 	defer s.scheduleFailure()
-	n := s.nodes[s.nodeOrder[s.rng.IntN(len(s.nodeOrder))]]
+	n := s.nodeList[s.rng.IntN(len(s.nodeList))]
 	if !n.ready {
 		return nil
 	}

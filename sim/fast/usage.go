@@ -30,9 +30,9 @@ type allocUsage struct {
 
 // stats are the run's counters and samples.
 type stats struct {
-	nodes     map[string]*nodeUsage
-	nodeOrder []string
-	allocs    map[string]*allocUsage
+	nodes    map[string]*nodeUsage
+	nodeList []*nodeUsage // in registration order
+	allocs   map[string]*allocUsage
 	// minRequire is the smallest cores ask with NUMA "require" in the
 	// trace (0: none): free cores on a node none of whose NUMA nodes has
 	// that many free are stranded.
@@ -77,7 +77,7 @@ func (st *stats) addNode(n *structs.Node) {
 		}
 	}
 	st.nodes[n.ID] = u
-	st.nodeOrder = append(st.nodeOrder, n.ID)
+	st.nodeList = append(st.nodeList, u)
 }
 
 // committed books a committed plan: new placements hold resources from
