@@ -54,3 +54,30 @@ func BenchmarkDay5000Nodes(b *testing.B) {
 	b.ReportMetric(float64(r.conflicts), "conflicts")
 	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/simulated-day")
 }
+
+// BenchmarkWorkers is the Omega question on a busy cluster: 500 nodes,
+// jobs submitted in bursts of 50 every 10 s for 30 minutes, with 1, 2, 4
+// and 8 workers; it reports plan conflicts, retries and latencies.
+func BenchmarkWorkers(b *testing.B) {
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
+	tr := benchTrace(2, 30*time.Minute, 200*time.Millisecond)
+	for i := range tr.Jobs {
+		tr.Jobs[i].Arrival = time.Duration(i/50) * 10 * time.Second
+	}
+	for _, w := range []int{1, 2, 4, 8} {
+		b.Run(fmt.Sprintf("workers=%d", w), func(b *testing.B) {
+			cfg := Config{Cluster: cluster.Spec{Nodes: 500, Racks: 10}, Trace: tr, Duration: 40 * time.Minute, Workers: w, Seed: 1}
+			var s *Sim
+			for b.Loop() {
+				s, _ = run(b, cfg)
+			}
+			r := s.report()
+			b.ReportMetric(float64(r.Placements), "placements")
+			b.ReportMetric(float64(r.PlanConflicts), "conflicts")
+			b.ReportMetric(float64(r.Retries), "retries")
+			b.ReportMetric(r.QueueDelay.P99.Seconds()*1000, "queue-p99-ms")
+			b.ReportMetric(r.PlacementLatency.P99.Seconds()*1000, "placement-p99-ms")
+			b.ReportMetric(float64(r.BlockedEvalsPeak), "blocked-peak")
+		})
+	}
+}
