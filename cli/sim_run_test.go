@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -92,5 +93,26 @@ func TestSimRunBadFlags(t *testing.T) {
 		if code != 1 || !strings.Contains(errOut, want) {
 			t.Errorf("%v: exit %d, stderr %q; want 1 and %q", args, code, errOut, want)
 		}
+	}
+}
+
+func TestSimRunWritesTheHTMLReport(t *testing.T) {
+	path := simTraceFile(t)
+	old := writeHTML
+	t.Cleanup(func() { writeHTML = old })
+	var runs int
+	writeHTML = func(w io.Writer, rs ...*report.Report) error {
+		runs = len(rs)
+		_, err := io.WriteString(w, "<html>"+rs[0].Mode+"</html>")
+		return err
+	}
+	out := filepath.Join(t.TempDir(), "r.html")
+	code, _, errOut := runCLI(nil, "sim", "run", "-nodes", "5", "-trace", path, "-duration", "30m",
+		"-report", out, "-compare", "workers=2")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if b, err := os.ReadFile(out); err != nil || string(b) != "<html>fast</html>" || runs != 2 {
+		t.Fatalf("report file %q (%v), %d runs; want both runs written", b, err, runs)
 	}
 }

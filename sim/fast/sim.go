@@ -53,6 +53,8 @@ type Sim struct {
 	nodesCache                 []*structs.Node
 
 	jobs map[string]*jobInfo
+	// err is a failure found where no error can be returned (fail).
+	err error
 	stats
 }
 
@@ -142,11 +144,22 @@ func (s *Sim) loop() error {
 			return fmt.Errorf("at %s: %w", s.now, err)
 		}
 		s.takeReleased()
+		if s.err != nil {
+			return fmt.Errorf("at %s: %w", s.now, s.err)
+		}
 		s.dispatch()
 		s.blockedPeak = max(s.blockedPeak, s.blocked.Stats().TotalBlocked)
 	}
 	s.now = s.cfg.Duration
 	return nil
+}
+
+// fail records the first error found where none can be returned; the
+// loop stops on it.
+func (s *Sim) fail(err error) {
+	if s.err == nil {
+		s.err = err
+	}
 }
 
 // abandon ends the coroutines of workers still busy at the end.

@@ -108,8 +108,17 @@ type unblocked struct{ s *Sim }
 
 func (u unblocked) Enqueue(e *structs.Evaluation) { u.s.released = append(u.s.released, e) }
 
-// takeReleased enqueues the evals the blocked set released, ordered.
+// takeReleased enqueues the evals the blocked set released, ordered, and
+// writes those it superseded (a newer blocked eval of the same job) as
+// cancelled, as the leader does.
 func (s *Sim) takeReleased() {
+	if s.blocked.Stats().TotalCancelled > 0 {
+		c := s.blocked.Cancelled()
+		sort.Slice(c, func(i, j int) bool { return c[i].ID < c[j].ID })
+		if err := s.store.UpsertEvals(s.nextIndex(), c); err != nil {
+			s.fail(fmt.Errorf("cancelling superseded blocked evals: %w", err))
+		}
+	}
 	if len(s.released) == 0 {
 		return
 	}

@@ -169,14 +169,16 @@ func (st *stats) liveOnly(ids []string) []string {
 }
 
 // evalOutcome counts an eval's failed placements (the scheduler's
-// FailedTGAllocs: one metric per group, CoalescedFailures more).
+// FailedTGAllocs: one metric per group, CoalescedFailures more) and
+// samples the cluster at the first that failed for lack of room (some
+// node was exhausted).
 func (s *Sim) evalOutcome(e *structs.Evaluation) {
 	for _, m := range e.FailedTGAllocs {
 		if m == nil {
 			continue
 		}
 		s.rejections += 1 + m.CoalescedFailures
-		if s.atFirstRejection == nil {
+		if s.atFirstRejection == nil && m.NodesExhausted > 0 { // for lack of room, not a constraint
 			smp := s.utilization()
 			s.atFirstRejection = &smp
 		}
