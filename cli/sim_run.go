@@ -296,7 +296,7 @@ func writeSimSummary(w io.Writer, r *report.Report) {
 	fmt.Fprintf(w, "%-28s %s simulated in %s\n", "time", r.SimulatedTime, r.WallTime.Round(time.Millisecond))
 	fmt.Fprintf(w, "%-28s %d jobs, %d placements, %d rejections\n", "work", r.Jobs, r.Placements, r.Rejections)
 	fmt.Fprintf(w, "%-28s %d preemptions, %d evictions\n", "disruption", r.Preemptions, r.Evictions)
-	fmt.Fprintf(w, "%-28s %d conflicts, %d retries (%d workers)\n", "plans", r.PlanConflicts, r.Retries, r.Workers)
+	fmt.Fprintf(w, "%-28s %d evals, %d conflicts, %d retries (%d workers)\n", "scheduling", r.Evals, r.PlanConflicts, r.Retries, r.Workers)
 	fmt.Fprintf(w, "%-28s %d\n", "blocked evals at peak", r.BlockedEvalsPeak)
 	fmt.Fprintf(w, "%-28s p50 %s p90 %s p99 %s\n", "queue delay", r.QueueDelay.P50, r.QueueDelay.P90, r.QueueDelay.P99)
 	fmt.Fprintf(w, "%-28s p50 %s p90 %s p99 %s\n", "placement latency", r.PlacementLatency.P50, r.PlacementLatency.P90, r.PlacementLatency.P99)

@@ -113,14 +113,21 @@ func TestMoreWorkersConflictOnAContendedCluster(t *testing.T) {
 }
 
 func TestSameSeedSameReport(t *testing.T) {
-	cfg := contended(4)
-	cfg.NodeFailures = 20
-	cfg.Preemption = true
-	_, a := run(t, cfg)
-	_, b := run(t, cfg)
-	a.WallTime, b.WallTime = 0, 0
-	if !reflect.DeepEqual(a, b) {
-		t.Fatalf("two runs differ:\n%+v\n%+v", a, b)
+	burst := contended(4)
+	burst.NodeFailures = 20
+	burst.Preemption = true
+	mixed := Config{Cluster: cluster.Spec{Nodes: 20, Racks: 4}, Trace: benchTrace(5, 30*time.Minute, 10*time.Second), Duration: time.Hour,
+		Workers: 4, Seed: 9, NodeFailures: 5, Preemption: true, Algorithm: "spread"}
+	for name, cfg := range map[string]Config{"burst": burst, "mixed": mixed} {
+		_, a := run(t, cfg)
+		_, b := run(t, cfg)
+		a.WallTime, b.WallTime = 0, 0
+		if !reflect.DeepEqual(a, b) {
+			t.Fatalf("%s: two runs differ:\n%+v\n%+v", name, a, b)
+		}
+		if a.Placements == 0 {
+			t.Fatalf("%s: nothing placed", name)
+		}
 	}
 }
 

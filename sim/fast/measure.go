@@ -92,8 +92,8 @@ func (s *Sim) report() *report.Report {
 		Jobs:          s.jobCount, Placements: s.placements, Rejections: s.rejections,
 		Preemptions: s.preemptions, Evictions: s.evictions,
 		PlanConflicts: s.conflicts, Retries: s.retries, Workers: c.Workers,
-		BlockedEvalsPeak: s.blockedPeak,
-		Utilization:      s.samples, AtFirstRejection: s.atFirstRejection,
+		BlockedEvalsPeak: s.blockedPeak, Evals: s.evals,
+		Utilization: s.samples, AtFirstRejection: s.atFirstRejection,
 		QueueDelay: percentiles(s.queueDelays), PlacementLatency: percentiles(s.placeLatencies),
 		Throughput: s.throughput,
 	}

@@ -39,7 +39,7 @@ type stats struct {
 	minRequire int
 
 	jobCount, placements, rejections, preemptions, evictions int
-	conflicts, retries, blockedPeak, nodeFailures            int
+	conflicts, retries, blockedPeak, nodeFailures, evals     int
 	// pending counts allocs of arrived, unstopped jobs not placed yet.
 	pending int
 

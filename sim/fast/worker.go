@@ -100,6 +100,7 @@ func (p *simPlanner) upsert(e *structs.Evaluation) error {
 func (s *Sim) start(w *worker, e *structs.Evaluation) {
 	w.busy, w.eval, w.err, w.refreshed, w.placed, w.evaluated = true, e, nil, false, 0, 0
 	s.inflight[jobKey{e.Namespace, e.JobID}] = true
+	s.evals++
 	if e.TriggeredBy == structs.EvalTriggerJobRegister {
 		if j, ok := s.jobs[e.JobID]; ok && !j.dequeued {
 			j.dequeued = true
