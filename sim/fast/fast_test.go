@@ -220,3 +220,24 @@ func TestPreemptionMakesRoomForHigherPriority(t *testing.T) {
 		t.Fatalf("preemption on: %d preemptions %d placements, want 1 and at least 3", on.Preemptions, on.Placements)
 	}
 }
+
+// TestBlockedEvalsAtMostOnePerJob: on an overloaded cluster blocked evals
+// never outnumber the jobs waiting, and every job is placed in the end.
+func TestBlockedEvalsAtMostOnePerJob(t *testing.T) {
+	tr := &trace.Trace{Source: "test"}
+	for i := range 12 {
+		tr.Jobs = append(tr.Jobs, batch(fmt.Sprintf("j%02d", i), time.Duration(i)*time.Second, 2, 4000, time.Duration(5+i)*time.Minute))
+	}
+	_, r := run(t, Config{Cluster: smallCluster(2), Trace: tr, Duration: 3 * time.Hour, Workers: 2})
+	if r.BlockedEvalsPeak == 0 || r.BlockedEvalsPeak > 12 {
+		t.Fatalf("blocked evals peak %d, want 1-12", r.BlockedEvalsPeak)
+	}
+	for _, smp := range r.Utilization {
+		if smp.BlockedEvals > 12 {
+			t.Fatalf("%d blocked evals at %s", smp.BlockedEvals, smp.Time)
+		}
+	}
+	if r.Placements != 24 || r.PlacementLatency.Count != 12 {
+		t.Fatalf("placements %d, jobs fully placed %d; want 24 and 12", r.Placements, r.PlacementLatency.Count)
+	}
+}
