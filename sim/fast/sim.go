@@ -3,13 +3,11 @@ package fast
 import (
 	"container/heap"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/nomadish/nomadish/server/broker"
-	"github.com/nomadish/nomadish/server/endpoints"
 	"github.com/nomadish/nomadish/server/planapply"
 	"github.com/nomadish/nomadish/server/state"
 	"github.com/nomadish/nomadish/sim/cluster"
@@ -237,135 +235,4 @@ func (s *Sim) arrive(i int) error {
 	s.jobCount++
 	s.pending += tj.Count
 	return nil
-}
-
-// stopJob stops a finite service job at the end of its duration, as its
-// owner's `job stop` would.
-func (s *Sim) stopJob(id string) error {
-	job, err := s.store.Snapshot().ReadView().JobByID(structs.DefaultNamespaceName, id)
-	if err != nil || job == nil || job.Stop {
-		return err
-	}
-	job = job.Copy()
-	job.Stop = true
-	now := s.clock().UnixNano()
-	e := &structs.Evaluation{ID: s.newEvalID(), Namespace: job.Namespace, Priority: job.Priority, Type: job.Type,
-		TriggeredBy: structs.EvalTriggerJobDeregister, JobID: job.ID, Status: structs.EvalStatusPending,
-		CreateTime: now, ModifyTime: now}
-	if err := s.store.UpsertJob(s.nextIndex(), job, e); err != nil {
-		return fmt.Errorf("stopping job %q: %w", id, err)
-	}
-	if j := s.jobs[id]; j != nil && !j.stopped {
-		j.stopped = true
-		s.pending -= max(0, j.count-j.placed)
-	}
-	return nil
-}
-
-// clientUpdate writes allocs' client status, as Node.UpdateAlloc.
-func (s *Sim) clientUpdate(ids []string, status string) error {
-	upd := make([]*structs.Allocation, 0, len(ids))
-	for _, id := range ids {
-		upd = append(upd, &structs.Allocation{ID: id, ClientStatus: status, ModifyTime: s.clock().UnixNano()})
-	}
-	if len(upd) == 0 {
-		return nil
-	}
-	return s.store.UpdateAllocsFromClient(s.nextIndex(), upd, nil)
-}
-
-// startAllocs reports placed allocs running; batch allocs with a duration
-// finish after it.
-func (s *Sim) startAllocs(ids []string) error {
-	live := s.liveOnly(ids)
-	if err := s.clientUpdate(live, structs.AllocClientStatusRunning); err != nil {
-		return err
-	}
-	byEnd := map[time.Duration][]string{}
-	var ends []time.Duration
-	for _, id := range live {
-		if d := s.jobs[s.allocs[id].job].duration; d > 0 && s.jobs[s.allocs[id].job].typ == structs.JobTypeBatch {
-			if _, ok := byEnd[d]; !ok {
-				ends = append(ends, d)
-			}
-			byEnd[d] = append(byEnd[d], id)
-		}
-	}
-	for _, d := range ends {
-		s.schedule(s.now+d, &event{kind: evFinish, allocs: byEnd[d]})
-	}
-	return nil
-}
-
-// finishAllocs reports allocs complete, freeing their resources.
-func (s *Sim) finishAllocs(ids []string) error {
-	live := s.liveOnly(ids)
-	if err := s.clientUpdate(live, structs.AllocClientStatusComplete); err != nil {
-		return err
-	}
-	for _, id := range live {
-		s.release(id)
-	}
-	return nil
-}
-
-// scheduleFailure schedules the next node failure: a Poisson process of
-// NodeFailures per node per day over the cluster.
-func (s *Sim) scheduleFailure() {
-	if s.cfg.NodeFailures <= 0 || len(s.nodeList) == 0 {
-		return
-	}
-	perSec := s.cfg.NodeFailures * float64(len(s.nodeList)) / 86400
-	gap := time.Duration(s.rng.ExpFloat64() / perSec * float64(time.Second))
-	if gap > 0 && gap < time.Duration(math.MaxInt64/2) {
-		s.schedule(s.now+gap, &event{kind: evNodeFail})
-	}
-}
-
-// failNode takes a random ready node down (its heartbeat TTL expired), with
-// a node-update eval for each job on it, as the leader's heartbeat expiry.
-func (s *Sim) failNode() error {
-	defer s.scheduleFailure()
-	n := s.nodeList[s.rng.IntN(len(s.nodeList))]
-	if !n.ready {
-		return nil
-	}
-	idx := s.nextIndex()
-	if err := s.store.UpdateNodeStatus(idx, n.id, structs.NodeStatusDown, s.clock().UnixNano()); err != nil {
-		return err
-	}
-	n.ready = false
-	s.nodesChanged++
-	s.evictions += len(n.live)
-	s.nodeFailures++
-	if _, _, err := endpoints.CreateNodeEvals(s.store, s.applyEvals, s.clock(), n.id, idx); err != nil {
-		return fmt.Errorf("creating node-update evals for node %s: %w", n.id, err)
-	}
-	s.schedule(s.now+s.cfg.NodeDowntime, &event{kind: evNodeReturn, node: n.id})
-	return nil
-}
-
-// returnNode brings a failed node back ready.
-func (s *Sim) returnNode(id string) error {
-	idx := s.nextIndex()
-	if err := s.store.UpdateNodeStatus(idx, id, structs.NodeStatusReady, s.clock().UnixNano()); err != nil {
-		return err
-	}
-	s.nodes[id].ready = true
-	s.nodesChanged++
-	_, _, err := endpoints.CreateNodeEvals(s.store, s.applyEvals, s.clock(), id, idx)
-	return err
-}
-
-// applyEvals is the raft apply the endpoints' eval creation calls.
-func (s *Sim) applyEvals(t structs.MessageType, msg any) (uint64, any, error) {
-	req, ok := msg.(*structs.EvalUpdateRequest)
-	if t != structs.EvalUpdateRequestType || !ok {
-		return 0, nil, fmt.Errorf("fast: unexpected raft message %d", t)
-	}
-	for _, e := range req.Evals {
-		s.renameEval(e)
-	}
-	idx := s.nextIndex()
-	return idx, nil, s.store.UpsertEvals(idx, req.Evals)
 }
