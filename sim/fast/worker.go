@@ -32,9 +32,6 @@ type worker struct {
 	result *structs.PlanResult
 	// refreshed: the last plan was partly rejected (the next is a retry).
 	refreshed bool
-	// evaluated counts the nodes the pass's placements evaluated so far
-	// (for the cost model).
-	placed, evaluated int
 }
 
 // simPlanner is the scheduler's Planner for one worker's eval.
@@ -98,7 +95,7 @@ func (p *simPlanner) upsert(e *structs.Evaluation) error {
 // start gives the worker an eval: a snapshot now, and the scheduler run
 // as a coroutine until its first plan.
 func (s *Sim) start(w *worker, e *structs.Evaluation) {
-	w.busy, w.eval, w.err, w.refreshed, w.placed, w.evaluated = true, e, nil, false, 0, 0
+	w.busy, w.eval, w.err, w.refreshed = true, e, nil, false
 	s.inflight[jobKey{e.Namespace, e.JobID}] = true
 	s.evals++
 	if e.TriggeredBy == structs.EvalTriggerJobRegister {
@@ -127,7 +124,9 @@ func (s *Sim) start(w *worker, e *structs.Evaluation) {
 }
 
 // resume runs the worker's scheduler until its next plan, which reaches
-// the applier after the modelled scheduling time, or until it finishes.
+// the applier after the modelled scheduling time (base, plus the cost of
+// the plan's placements and of the nodes they evaluated), or until it
+// finishes (its eval write then takes Costs.Apply).
 func (s *Sim) resume(w *worker, base time.Duration) {
 	plan, ok := w.next()
 	if !ok {
