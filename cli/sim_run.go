@@ -59,7 +59,7 @@ func (m *Meta) simRunFlagSet(o *simRunFlags) *flags {
 	d, c := fast.DefaultConfig(), fast.DefaultCosts()
 	f.IntVar(&o.nodes, "nodes", 1000, "Number of simulated nodes")
 	f.StringVar(&o.topology, "topology", "2x16x2@2400MHz/256GiB", "Node shape: SOCKETSxCORES[xTHREADS][@SPEED][/MEMORY]")
-	f.StringVar(&o.clusterFile, "cluster", "", "Cluster shape file (JSON, or HCL when named *.hcl); overrides -topology")
+	f.StringVar(&o.clusterFile, "cluster", "", "Cluster shape file (JSON, or HCL when named *.hcl); replaces -nodes, -topology, -datacenters and -racks")
 	f.StringVar(&o.datacenters, "datacenters", "dc1", "Comma-separated datacenters the nodes are dealt to")
 	f.IntVar(&o.racks, "racks", 10, "Racks per datacenter (meta.rack)")
 	f.StringVar(&o.traceFile, "trace", "", "Workload trace file (JSON or CSV)")
