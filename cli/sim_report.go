@@ -15,14 +15,6 @@ import (
 	"github.com/nomadish/nomadish/sim/report"
 )
 
-// simReportCommands registers `sim report` (cli.go appends it to the
-// command table beside the other sim commands).
-func simReportCommands() []command {
-	return []command{
-		{name: "sim report", synopsis: "Render sim -json outputs as an HTML report (two or more: a comparison)", run: simReportCommand},
-	}
-}
-
 // simReportCommand is `sim report [-o out.html] run.json [other.json...]`:
 // it reads the JSON reports and writes one self-contained HTML page to -o
 // (stdout without it).

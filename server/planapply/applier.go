@@ -157,3 +157,12 @@ func (a *Applier) apply(plan *structs.Plan) (*structs.PlanResult, error) {
 	a.logger.Debug("plan applied", append(plan.Fields(), res.Fields()...)...)
 	return res, nil
 }
+
+// ApplyNow applies one plan at once on the calling goroutine: the same fit
+// check against a fresh snapshot and the same commit as Run's, without the
+// queue. It is for a caller that owns the order of plans itself, such as
+// the simulator's event loop (sim/fast); it must not be used while Run is
+// applying plans, or the two would commit against each other's snapshots.
+func (a *Applier) ApplyNow(plan *structs.Plan) (*structs.PlanResult, error) {
+	return a.apply(plan)
+}

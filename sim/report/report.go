@@ -32,6 +32,9 @@ type Report struct {
 	PlanConflicts int `json:"plan_conflicts"`
 	Retries       int `json:"retries"`
 	Workers       int `json:"workers"`
+	// Evals counts evaluations processed (scheduler passes, a blocked
+	// eval released and run again counting again; fast mode).
+	Evals int `json:"evals,omitempty"`
 	// BlockedEvalsPeak is the most blocked evaluations at one time.
 	BlockedEvalsPeak int `json:"blocked_evals_peak"`
 
