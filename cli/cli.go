@@ -39,7 +39,7 @@ type command struct {
 // commands lists every command; families with sub-commands ("job") are
 // resolved on their first two or three words.
 func commands() []command {
-	return append(aclCommands(), []command{
+	return append(append(aclCommands(), simClusterCommands()...), []command{ // sim_cluster.go
 		{name: "agent", synopsis: "Run a nomadish agent (server, client or both)", run: agentCommand},
 		{name: "job run", synopsis: "Run a new job or update an existing one", run: jobRunCommand},
 		{name: "job plan", synopsis: "Dry-run a job update", run: jobPlanCommand},
