@@ -31,6 +31,9 @@ type Config struct {
 	// ProfileSeconds is the CPU profile of the leader taken once the jobs
 	// are submitted (0: none).
 	ProfileSeconds int
+	// HeapProfile, if set, is where to save the leader's heap profile
+	// (pprof format, after a GC) once every allocation runs.
+	HeapProfile string
 	// Sample is the throughput sampling interval.
 	Sample time.Duration
 	// ExtraHCL is more agent configuration for every server.

@@ -94,6 +94,11 @@ func Run(cfg Config) (*report.Report, error) {
 	} else {
 		rep.Server.Profile = p.top
 	}
+	if cfg.HeapProfile != "" {
+		if err := saveProfile(leader, "heap?gc=1", cfg.HeapProfile); err != nil && waitErr == nil {
+			waitErr = err
+		}
+	}
 	if err := m.serverStats(rep.Server); err != nil && waitErr == nil {
 		waitErr = err
 	}

@@ -3,6 +3,7 @@ package full
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -134,4 +135,22 @@ func topFunctions(p *profile.Profile, top int) []string {
 		out[i] = fmt.Sprintf("%.1f%% flat %.1f%% cum %s", 100*float64(flat[n])/float64(total), 100*float64(cum[n])/float64(total), n)
 	}
 	return out
+}
+
+// saveProfile writes the server's /debug/pprof/<name> to path.
+func saveProfile(s *Server, name, path string) error {
+	body, err := s.Body("/debug/pprof/" + name)
+	if err != nil {
+		return err
+	}
+	defer body.Close()
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, body); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
