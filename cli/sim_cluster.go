@@ -36,6 +36,7 @@ func simClusterCommand(m *Meta, args []string) int {
 	f.DurationVar(&cfg.RunFor, "run-for", 0, "batch allocations complete this long after they run (0: they keep running)")
 	f.DurationVar(&cfg.Timeout, "timeout", cfg.Timeout, "give up when not every allocation runs by then")
 	f.IntVar(&cfg.ProfileSeconds, "profile", 10, "seconds of CPU profile of the leader, from when the jobs are submitted (0: none)")
+	f.StringVar(&cfg.CPUProfile, "cpuprofile", "", "save the leader's CPU profile (pprof, -profile seconds) here")
 	f.StringVar(&cfg.HeapProfile, "heapprofile", "", "save the leader's heap profile (pprof) here once every allocation runs")
 	asJSON := f.Bool("json", false, "print the report as JSON")
 	quiet := f.Bool("quiet", false, "no progress lines on stderr")

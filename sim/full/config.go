@@ -31,6 +31,8 @@ type Config struct {
 	// ProfileSeconds is the CPU profile of the leader taken once the jobs
 	// are submitted (0: none).
 	ProfileSeconds int
+	// CPUProfile, if set, is where to save the CPU profile (pprof).
+	CPUProfile string
 	// HeapProfile, if set, is where to save the leader's heap profile
 	// (pprof format, after a GC) once every allocation runs.
 	HeapProfile string

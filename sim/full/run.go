@@ -81,7 +81,7 @@ func Run(cfg Config) (*report.Report, error) {
 	prof := make(chan profileResult, 1)
 	if cfg.ProfileSeconds > 0 {
 		go func() {
-			top, err := cpuProfile(leader, cfg.ProfileSeconds, 15)
+			top, err := cpuProfile(leader, cfg.ProfileSeconds, 15, cfg.CPUProfile)
 			prof <- profileResult{top, err}
 		}()
 	} else {

@@ -72,13 +72,23 @@ func gauge(s *Server, suffix string) (float64, error) {
 
 // cpuProfile takes a CPU profile of the server over seconds and returns
 // its top functions by flat CPU, as "41.2% flat 55.0% cum runtime.mallocgc".
-func cpuProfile(s *Server, seconds, top int) ([]string, error) {
+// With save set, the profile is written there too.
+func cpuProfile(s *Server, seconds, top int, save string) ([]string, error) {
 	body, err := s.Body(fmt.Sprintf("/debug/pprof/profile?seconds=%d", seconds))
 	if err != nil {
 		return nil, fmt.Errorf("profiling the server: %w", err)
 	}
 	defer body.Close()
-	p, err := profile.Parse(body)
+	raw, err := io.ReadAll(body)
+	if err != nil {
+		return nil, fmt.Errorf("profiling the server: %w", err)
+	}
+	if save != "" {
+		if err := os.WriteFile(save, raw, 0o644); err != nil {
+			return nil, err
+		}
+	}
+	p, err := profile.ParseData(raw)
 	if err != nil {
 		return nil, fmt.Errorf("reading the server's CPU profile: %w", err)
 	}
