@@ -57,9 +57,8 @@ func TestSimCluster(t *testing.T) {
 	if len(rep.Server.Profile) == 0 {
 		t.Error("no CPU profile of the server")
 	}
-	if rep.Server.HeartbeatsPerSec <= 0 {
-		t.Errorf("no heartbeats: %+v", rep.Server)
-	}
+	// No check of HeartbeatsPerSec: a run this short may end before the
+	// first heartbeat is due (a third of a TTL of 10 s or more).
 }
 
 // TestSimClusterThreeServers runs full mode on three joined servers, with
