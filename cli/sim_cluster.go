@@ -32,7 +32,7 @@ func simClusterCommand(m *Meta, args []string) int {
 	f.IntVar(&cfg.Jobs, "jobs", cfg.Jobs, "jobs to submit (at most 10,000 allocations each)")
 	f.StringVar(&cfg.Type, "type", cfg.Type, "job type: batch or service")
 	f.StringVar(&cfg.DataDir, "data-dir", "", "directory for the servers' data and logs, kept after the run (default: a temporary one, removed)")
-	f.IntVar(&cfg.Conns, "conns", cfg.Conns, "RPC connections per server the simulated nodes share")
+	f.IntVar(&cfg.Conns, "conns", cfg.Conns, "RPC connections per server the simulated nodes share (0: one per 250 nodes, at least 4)")
 	f.DurationVar(&cfg.RunFor, "run-for", 0, "batch allocations complete this long after they run (0: they keep running)")
 	f.DurationVar(&cfg.Timeout, "timeout", cfg.Timeout, "give up when not every allocation runs by then")
 	f.IntVar(&cfg.ProfileSeconds, "profile", 10, "seconds of CPU profile of the leader, from when the jobs are submitted (0: none)")

@@ -20,14 +20,13 @@ type Fleet struct {
 	pools  []*rpcclient.Pool
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
-	errs   chan error
 }
 
 // NewFleet builds n nodes talking to the servers' RPC addresses. Batch
 // allocations complete runFor after they run (0: never).
 func NewFleet(servers []string, n, conns int, runFor time.Duration, logger hclog.Logger) *Fleet {
 	conns = max(conns, 1)
-	f := &Fleet{errs: make(chan error, 1)}
+	f := &Fleet{}
 	for i := 0; i < conns; i++ {
 		f.pools = append(f.pools, rpcclient.NewPool(nil, logger))
 	}
@@ -40,8 +39,8 @@ func NewFleet(servers []string, n, conns int, runFor time.Duration, logger hclog
 }
 
 // Start registers every node (parallel goroutines at once) and starts
-// its heartbeat and allocation watch. The first watch error that retries
-// did not cure is sent on Errs.
+// its heartbeat and allocation watch (which retries failed calls for
+// ever: Count.Errors counts them).
 func (f *Fleet) Start(parallel int) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	f.cancel = cancel
@@ -79,34 +78,29 @@ func (f *Fleet) Start(parallel int) error {
 	for k, n := range f.Nodes {
 		f.wg.Add(2)
 		go func() { defer f.wg.Done(); n.Heartbeat(ctx, ttls[k]) }()
-		go func() {
-			defer f.wg.Done()
-			if err := n.Watch(ctx); err != nil {
-				select {
-				case f.errs <- err:
-				default:
-				}
-			}
-		}()
+		go func() { defer f.wg.Done(); n.Watch(ctx) }()
 	}
 	return nil
 }
-
-// Errs carries the first node error.
-func (f *Fleet) Errs() <-chan error { return f.errs }
 
 // Stop ends the nodes' goroutines and closes the connections.
 func (f *Fleet) Stop() {
 	if f.cancel != nil {
 		f.cancel()
 	}
-	for _, p := range f.pools { // ends the blocking queries at once
-		_ = p.Close()
-	}
 	done := make(chan struct{})
-	go func() { f.wg.Wait(); close(done) }()
+	go func() {
+		for _, p := range f.pools { // ends the blocking queries at once
+			_ = p.Close()
+		}
+		f.wg.Wait()
+		close(done)
+	}()
 	select {
 	case <-done:
-	case <-time.After(10 * time.Second): // a stuck call; the process exits anyway
+	case <-time.After(10 * time.Second):
+		// A stuck call, or yamux's Session.Close waiting on a stream
+		// lock under load (seen with 10,000 nodes): the process exits
+		// anyway.
 	}
 }

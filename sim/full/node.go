@@ -23,6 +23,7 @@ type Counters struct {
 	Running    atomic.Int64 // allocations reported running (the server acknowledged)
 	Completed  atomic.Int64 // allocations reported complete
 	Heartbeats atomic.Int64 // Node.UpdateStatus calls answered
+	Errors     atomic.Int64 // failed watch calls (retried)
 }
 
 // Node is a simulated client: no processes, the real client's protocol.
@@ -97,29 +98,25 @@ func (n *Node) Heartbeat(ctx context.Context, ttl time.Duration) {
 // blocking Node.GetClientAllocs, then Alloc.GetAllocs for those whose
 // AllocModifyIndex moved; the new ones it reports running in one
 // Node.UpdateAlloc (one call per wake-up: the real client's per-node
-// batch) and, with runFor set, batch ones complete after it. It returns
-// when ctx ends, or with an RPC error that retries did not cure.
-func (n *Node) Watch(ctx context.Context) error {
+// batch) and, with runFor set, batch ones complete after it. Like the real
+// client it retries failed calls for ever, backing off up to 5 s (a
+// dropped connection is redialed by the pool), counting them in
+// Counters.Errors, until ctx ends.
+func (n *Node) Watch(ctx context.Context) {
 	var index uint64
-	failures := 0
+	backoff := time.Duration(0)
 	for ctx.Err() == nil {
-		err := n.sync(ctx, &index)
-		if err == nil {
-			failures = 0
+		if err := n.sync(ctx, &index); err == nil || ctx.Err() != nil {
+			backoff = 0
 			continue
 		}
-		if ctx.Err() != nil {
-			return nil
-		}
-		if failures++; failures > 10 {
-			return fmt.Errorf("node %s: %w", n.Name, err)
-		}
-		select { // the real client backs off too
+		n.count.Errors.Add(1)
+		backoff = min(backoff+250*time.Millisecond, 5*time.Second)
+		select {
 		case <-ctx.Done():
-		case <-time.After(time.Duration(failures) * 500 * time.Millisecond):
+		case <-time.After(backoff):
 		}
 	}
-	return nil
 }
 
 func (n *Node) sync(ctx context.Context, index *uint64) error {

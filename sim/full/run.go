@@ -50,6 +50,9 @@ func Run(cfg Config) (*report.Report, error) {
 		addrs = append(addrs, s.RPC)
 	}
 	start := time.Now()
+	if cfg.Conns == 0 {
+		cfg.Conns = max(4, cfg.Nodes/250)
+	}
 	fleet := NewFleet(addrs, cfg.Nodes, cfg.Conns, cfg.RunFor, logger)
 	if err := fleet.Start(64); err != nil {
 		fleet.Stop()
@@ -87,7 +90,12 @@ func Run(cfg Config) (*report.Report, error) {
 	} else {
 		prof <- profileResult{}
 	}
+	blocked := make(chan int, 1)
+	stopPoll := make(chan struct{})
+	go func() { blocked <- pollBlocked(leader, stopPoll) }()
 	waitErr := m.wait(progress)
+	close(stopPoll)
+	m.blocked = <-blocked
 	rep := m.report()
 	if p := <-prof; p.err != nil {
 		progress("%v", p.err)
@@ -130,8 +138,25 @@ type measure struct {
 	blocked    int
 }
 
+// pollBlocked reads the leader's blocked evals gauge every 2 s (its
+// /v1/metrics can take seconds under load, so off the sampling loop)
+// until stop closes, and returns the peak.
+func pollBlocked(leader *Server, stop <-chan struct{}) int {
+	peak := 0
+	for {
+		if b, err := gauge(leader, "blocked_evals.total_blocked"); err == nil {
+			peak = max(peak, int(b))
+		}
+		select {
+		case <-stop:
+			return peak
+		case <-time.After(2 * time.Second):
+		}
+	}
+}
+
 // wait samples the placements every cfg.Sample until every allocation is
-// reported running, the timeout, or a node's error.
+// reported running or the timeout.
 func (m *measure) wait(progress func(string, ...any)) error {
 	tick := time.NewTicker(m.cfg.Sample)
 	defer tick.Stop()
@@ -141,8 +166,6 @@ func (m *measure) wait(progress func(string, ...any)) error {
 	for {
 		var stop error
 		select {
-		case err := <-m.fleet.Errs():
-			stop = err
 		case <-deadline:
 			stop = fmt.Errorf("timed out after %s", m.cfg.Timeout)
 		case <-tick.C:
@@ -154,12 +177,10 @@ func (m *measure) wait(progress func(string, ...any)) error {
 				PerSecond: float64(placed-last) / (at - lastAt).Seconds()})
 		}
 		last, lastAt = placed, at
-		if b, err := gauge(m.leader, "blocked_evals.total_blocked"); err == nil {
-			m.blocked = max(m.blocked, int(b))
-		}
 		if time.Since(lastLog) >= 10*time.Second {
 			lastLog = time.Now()
-			progress("%.0fs: %d placed, %d running of %d", at.Seconds(), placed, running, m.cfg.Allocs)
+			progress("%.0fs: %d placed, %d running of %d (%d failed calls retried)", at.Seconds(), placed, running,
+				m.cfg.Allocs, m.fleet.Count.Errors.Load())
 		}
 		if running >= m.cfg.Allocs {
 			m.end = time.Now()

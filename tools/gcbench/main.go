@@ -281,11 +281,7 @@ func waitDead(t target, n int, start time.Time, fleet *full.Fleet) ([]Progress, 
 	var progress []Progress
 	lastLog := time.Now()
 	for {
-		select {
-		case err := <-fleet.Errs():
-			return nil, err
-		case <-time.After(250 * time.Millisecond):
-		}
+		time.Sleep(250 * time.Millisecond)
 		done := int(fleet.Count.Completed.Load())
 		for len(progress) < done/step && len(progress) < n/step {
 			progress = append(progress, Progress{Done: (len(progress) + 1) * step, Seconds: round(time.Since(start).Seconds())})
