@@ -31,6 +31,7 @@ func simClusterCommand(m *Meta, args []string) int {
 	f.IntVar(&cfg.Allocs, "allocs", cfg.Allocs, "allocations to place, over -jobs jobs")
 	f.IntVar(&cfg.Jobs, "jobs", cfg.Jobs, "jobs to submit (at most 10,000 allocations each)")
 	f.StringVar(&cfg.Type, "type", cfg.Type, "job type: batch or service")
+	f.Int64Var(&cfg.NodeCPU, "node-cpu", 0, "each node's CPU MHz, one per allocation (0: room for all; less blocks placements, to watch blocked evals)")
 	f.StringVar(&cfg.DataDir, "data-dir", "", "directory for the servers' data and logs, kept after the run (default: a temporary one, removed)")
 	f.IntVar(&cfg.Conns, "conns", cfg.Conns, "RPC connections per server the simulated nodes share (0: one per 250 nodes, at least 4)")
 	f.DurationVar(&cfg.RunFor, "run-for", 0, "batch allocations complete this long after they run (0: they keep running)")

@@ -90,3 +90,17 @@ func TestSimClusterBadFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestSimClusterShortOfRoom: with less room than asked for, the run ends
+// at -timeout with exit 1 saying how many were placed, still prints its
+// report, and never holds more than one blocked eval per job.
+func TestSimClusterShortOfRoom(t *testing.T) {
+	r, rep := simCluster(t, "-nodes", "20", "-node-cpu", "10", "-allocs", "400", "-jobs", "8", "-type", "service",
+		"-timeout", "8s", "-profile", "0")
+	if r.code != 1 || !strings.Contains(r.errOut, "200 of 400 placed") {
+		t.Fatalf("want exit 1 saying 200 of 400 placed:\n%s", r)
+	}
+	if rep.Placements != 200 || rep.BlockedEvalsPeak > 8 {
+		t.Errorf("%d placed (want 200), %d blocked evals at peak for 8 jobs", rep.Placements, rep.BlockedEvalsPeak)
+	}
+}

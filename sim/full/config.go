@@ -18,6 +18,10 @@ type Config struct {
 	Allocs int
 	Jobs   int
 	Type   string
+	// NodeCPU is each node's MHz, one per allocation (0: room for every
+	// placement); below Allocs/Nodes, placements block and the run fails,
+	// which shows how blocked evaluations behave.
+	NodeCPU int64
 	// DataDir holds the servers' data dirs and logs ("": a temporary
 	// directory, removed after the run).
 	DataDir string
@@ -74,6 +78,8 @@ func (c *Config) Validate() error {
 			c.Jobs, (c.Allocs+c.Jobs-1)/c.Jobs, maxJobCount, (c.Allocs+maxJobCount-1)/maxJobCount)
 	case c.Type != "batch" && c.Type != "service":
 		return fmt.Errorf("-type %q: want batch or service", c.Type)
+	case c.NodeCPU < 0:
+		return fmt.Errorf("-node-cpu %d: want 0 (unlimited) or more MHz", c.NodeCPU)
 	case c.Conns < 0:
 		return fmt.Errorf("-conns %d: want 0 (one per 250 nodes) or more", c.Conns)
 	case c.Timeout <= 0:

@@ -1,6 +1,7 @@
 package full
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"sync/atomic"
@@ -30,8 +31,11 @@ type Counters struct {
 // Its methods run on the goroutines Fleet starts; known is owned by
 // watch's goroutine.
 type Node struct {
-	ID     string
-	Name   string
+	ID   string
+	Name string
+	// CPU is the node's MHz (each simulated allocation asks 1); 0 is
+	// structs.MaxCPU, room for every placement. Set before Register.
+	CPU    int64
 	rpc    rpcFunc
 	count  *Counters
 	runFor time.Duration // batch allocations complete after this (0: never)
@@ -53,7 +57,7 @@ func (n *Node) Register() (time.Duration, error) {
 		Status: structs.NodeStatusReady, SchedulingEligibility: structs.NodeSchedulingEligible,
 		Attributes: map[string]string{"kernel.name": "linux", "driver.raw_exec": "1", "unique.hostname": n.Name},
 		NodeResources: &structs.NodeResources{
-			Cpu:    structs.NodeCpuResources{CpuShares: structs.MaxCPU, TotalCpuCores: 8192},
+			Cpu:    structs.NodeCpuResources{CpuShares: cmp.Or(n.CPU, structs.MaxCPU), TotalCpuCores: 8192},
 			Memory: structs.NodeMemoryResources{MemoryMB: structs.MaxMemoryMB},
 			Disk:   structs.NodeDiskResources{DiskMB: 1 << 30},
 		},

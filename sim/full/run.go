@@ -54,6 +54,9 @@ func Run(cfg Config) (*report.Report, error) {
 		cfg.Conns = max(4, cfg.Nodes/250)
 	}
 	fleet := NewFleet(addrs, cfg.Nodes, cfg.Conns, cfg.RunFor, logger)
+	for _, n := range fleet.Nodes {
+		n.CPU = cfg.NodeCPU
+	}
 	if err := fleet.Start(64); err != nil {
 		fleet.Stop()
 		return nil, err
@@ -200,7 +203,7 @@ func (m *measure) report() *report.Report {
 		Mode: "full",
 		Config: map[string]string{"servers": strconv.Itoa(c.Servers), "nodes": strconv.Itoa(c.Nodes),
 			"allocs": strconv.Itoa(c.Allocs), "jobs": strconv.Itoa(c.Jobs), "type": c.Type,
-			"conns": strconv.Itoa(c.Conns), "run_for": c.RunFor.String()},
+			"conns": strconv.Itoa(c.Conns), "run_for": c.RunFor.String(), "node_cpu": strconv.FormatInt(c.NodeCPU, 10)},
 		WallTime:         m.end.Sub(m.start).Round(time.Millisecond),
 		Jobs:             c.Jobs,
 		Placements:       placed,
