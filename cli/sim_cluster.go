@@ -86,6 +86,8 @@ func printFullReport(m *Meta, r *report.Report) {
 	}
 	fmt.Fprintf(m.Out, "Servers          = %d\nNodes            = %d\nJobs             = %d\n", s.Servers, s.Nodes, r.Jobs)
 	fmt.Fprintf(m.Out, "Placed, running  = %d in %s (%.0f/s)\n", r.Placements, r.WallTime.Round(time.Millisecond), rate)
+	l := r.PlacementLatency
+	fmt.Fprintf(m.Out, "Submit->running  = p50 %s, p90 %s, p99 %s, max %s\n", l.P50, l.P90, l.P99, l.Max)
 	fmt.Fprintf(m.Out, "Blocked evals    = %d at peak\n", r.BlockedEvalsPeak)
 	fmt.Fprintf(m.Out, "Leader RSS       = %.1f MiB (%.1f MiB per 100k allocations)\n", mib(s.RSSBytes), mib(s.RSSPer100kAllocs))
 	fmt.Fprintf(m.Out, "Raft log         = %.1f MiB\nSnapshot         = %.1f MiB\n", mib(uint64(s.RaftLogBytes)), mib(uint64(s.SnapshotBytes)))

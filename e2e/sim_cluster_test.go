@@ -38,6 +38,9 @@ func checkFullReport(t *testing.T, rep *report.Report, servers, nodes, allocs, j
 	if len(rep.Throughput) == 0 || rep.Throughput[len(rep.Throughput)-1].Placed != allocs {
 		t.Errorf("throughput does not end at %d placements: %+v", allocs, rep.Throughput)
 	}
+	if l := rep.PlacementLatency; l.Count != allocs || l.P50 <= 0 || l.P50 > l.P99 || l.P99 > l.Max {
+		t.Errorf("placement latency %+v for %d allocations", l, allocs)
+	}
 	if rep.WallTime <= 0 {
 		t.Errorf("wall time %s", rep.WallTime)
 	}

@@ -3,8 +3,11 @@ package full
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/pprof/profile"
+
+	"github.com/nomadish/nomadish/sim/report"
 )
 
 func TestJobCountsSplitEvenly(t *testing.T) {
@@ -66,5 +69,23 @@ func TestTopFunctionsFlatAndCum(t *testing.T) {
 	want := []string{"75.0% flat 75.0% cum leaf", "25.0% flat 100.0% cum mid"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Fatalf("topFunctions = %q, want %q", got, want)
+	}
+}
+
+func TestLatenciesPercentiles(t *testing.T) {
+	var l Latencies
+	t0 := time.Unix(1000, 0)
+	l.Submitted("a", t0)
+	for i := 1; i <= 100; i++ {
+		l.Ran("a", 1, t0.Add(time.Duration(i)*time.Millisecond))
+	}
+	l.Ran("unknown", 5, t0) // never submitted: left out
+	p := l.Percentiles()
+	if p.Count != 100 || p.P50 != 50*time.Millisecond || p.P90 != 90*time.Millisecond || p.P99 != 99*time.Millisecond || p.Max != 100*time.Millisecond {
+		t.Fatalf("percentiles %+v", p)
+	}
+	var empty Latencies
+	if (empty.Percentiles() != report.Percentiles{}) {
+		t.Fatal("empty latencies have percentiles")
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/nomadish/nomadish/structs"
 )
@@ -33,8 +34,8 @@ func simJob(id, typ string, count int) *structs.Job {
 }
 
 // submitJobs registers the jobs (Job.Register) from parallel goroutines
-// and returns the first error.
-func submitJobs(rpc rpcFunc, ids []string, typ string, counts []int, parallel int) error {
+// and returns the first error; lat notes when each was sent.
+func submitJobs(rpc rpcFunc, ids []string, typ string, counts []int, parallel int, lat *Latencies) error {
 	var next atomic.Int64
 	errs := make(chan error, parallel)
 	var wg sync.WaitGroup
@@ -48,6 +49,7 @@ func submitJobs(rpc rpcFunc, ids []string, typ string, counts []int, parallel in
 					return
 				}
 				req := &structs.JobRegisterRequest{Job: simJob(ids[i], typ, counts[i])}
+				lat.Submitted(ids[i], time.Now())
 				if err := rpc(structs.JobRegisterRPC, req, &structs.JobRegisterResponse{}); err != nil {
 					errs <- fmt.Errorf("registering job %s: %w", ids[i], err)
 					return

@@ -25,6 +25,7 @@ type Counters struct {
 	Completed  atomic.Int64 // allocations reported complete
 	Heartbeats atomic.Int64 // Node.UpdateStatus calls answered
 	Errors     atomic.Int64 // failed watch calls (retried)
+	Latency    Latencies    // submission to running, per allocation
 }
 
 // Node is a simulated client: no processes, the real client's protocol.
@@ -157,6 +158,7 @@ func (n *Node) pull(ids []string, index uint64) error {
 		return fmt.Errorf("fetching %d allocations: %w", len(ids), err)
 	}
 	var running, done []*structs.Allocation
+	byJob := map[string]int{} // the running ones per job, for latencies
 	for _, a := range got.Allocs {
 		_, seen := n.known[a.ID]
 		n.known[a.ID] = a.AllocModifyIndex
@@ -165,6 +167,7 @@ func (n *Node) pull(ids []string, index uint64) error {
 		}
 		n.count.Placed.Add(1)
 		running = append(running, n.update(a, structs.AllocClientStatusRunning, structs.TaskStateRunning))
+		byJob[a.JobID]++
 		if n.runFor > 0 && a.Job != nil && a.Job.Type == structs.JobTypeBatch {
 			done = append(done, n.update(a, structs.AllocClientStatusComplete, structs.TaskStateDead))
 		}
@@ -177,6 +180,10 @@ func (n *Node) pull(ids []string, index uint64) error {
 		return err
 	}
 	n.count.Running.Add(int64(len(running)))
+	now := time.Now()
+	for job, k := range byJob {
+		n.count.Latency.Ran(job, k, now)
+	}
 	if len(done) > 0 {
 		time.AfterFunc(n.runFor, func() {
 			if n.report(done) == nil {

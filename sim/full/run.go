@@ -80,7 +80,7 @@ func Run(cfg Config) (*report.Report, error) {
 		ids[i] = fmt.Sprintf("sim-%06d", i)
 	}
 	m.start = time.Now()
-	if err := submitJobs(submit, ids, cfg.Type, jobCounts(cfg.Allocs, cfg.Jobs), 16); err != nil {
+	if err := submitJobs(submit, ids, cfg.Type, jobCounts(cfg.Allocs, cfg.Jobs), 16, &fleet.Count.Latency); err != nil {
 		return nil, err
 	}
 	progress("%d jobs (%d allocations) submitted in %.1fs", cfg.Jobs, cfg.Allocs, time.Since(m.start).Seconds())
@@ -207,6 +207,7 @@ func (m *measure) report() *report.Report {
 		WallTime:         m.end.Sub(m.start).Round(time.Millisecond),
 		Jobs:             c.Jobs,
 		Placements:       placed,
+		PlacementLatency: m.fleet.Count.Latency.Percentiles(),
 		BlockedEvalsPeak: m.blocked,
 		Throughput:       m.rates,
 		Server:           &report.ServerStats{Servers: c.Servers, Nodes: c.Nodes},
