@@ -10,6 +10,7 @@ require (
 	github.com/creack/pty v1.1.18
 	github.com/docker/docker v28.5.2+incompatible
 	github.com/docker/go-connections v0.6.0
+	github.com/google/pprof v0.0.0-20240727154555-813a5fbdbec8
 	github.com/hashicorp/go-bexpr v0.1.17
 	github.com/hashicorp/go-getter/v2 v2.2.5
 	github.com/hashicorp/go-hclog v1.6.3

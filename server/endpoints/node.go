@@ -13,6 +13,7 @@ import (
 type Node struct {
 	d            *Deps
 	allocUpdates *allocBatcher // Node.UpdateAlloc's batches (alloc_batch.go)
+	nodes        nodeCount     // the node count heartbeat TTLs need (node_count.go)
 }
 
 // Register registers or re-registers a node as ready, starts its heartbeat
@@ -62,19 +63,20 @@ func (e *Node) Register(args *structs.NodeRegisterRequest, reply *structs.NodeUp
 		}
 		reply.EvalIDs, reply.EvalCreateIndex = ids, evalIndex
 	}
-	return e.d.fillNodeReply(node.ID, index, reply)
+	return e.fillNodeReply(node.ID, index, reply)
 }
 
 // fillNodeReply resets the node's heartbeat timer and fills the reply.
-func (d *Deps) fillNodeReply(nodeID string, index uint64, reply *structs.NodeUpdateResponse) error {
-	nodes, err := d.State().Nodes(nil)
+func (e *Node) fillNodeReply(nodeID string, index uint64, reply *structs.NodeUpdateResponse) error {
+	d := e.d
+	n, err := e.nodes.get(d.State())
 	if err != nil {
 		return err
 	}
-	reply.HeartbeatTTL = d.Heartbeats.Reset(nodeID, len(nodes))
+	reply.HeartbeatTTL = d.Heartbeats.Reset(nodeID, n)
 	reply.NodeModifyIndex = index
 	reply.LeaderRPCAddr, reply.Servers = d.NodeServers()
-	reply.NumNodes = int32(len(nodes))
+	reply.NumNodes = int32(n)
 	reply.Index = index
 	reply.KnownLeader = true
 	return nil
@@ -119,7 +121,7 @@ func (e *Node) UpdateStatus(args *structs.NodeUpdateStatusRequest, reply *struct
 		reply.NodeModifyIndex, reply.Index = index, index
 		return nil
 	}
-	return e.d.fillNodeReply(node.ID, index, reply)
+	return e.fillNodeReply(node.ID, index, reply)
 }
 
 // GetClientAllocs returns the node's allocation IDs with their

@@ -151,7 +151,7 @@ func request(res *structs.PlanResult, p *structs.Plan) *structs.ApplyPlanResults
 	req := &structs.ApplyPlanResultsRequest{Job: p.Job, EvalID: p.EvalID,
 		Deployment: p.Deployment, DeploymentUpdates: p.DeploymentUpdates}
 	for _, id := range sortedKeys(res.NodeAllocation) {
-		req.AllocsPlaced = append(req.AllocsPlaced, res.NodeAllocation[id]...)
+		req.AllocsPlaced = appendWithoutJob(req.AllocsPlaced, res.NodeAllocation[id], p.Job)
 	}
 	for _, id := range sortedKeys(res.NodeUpdate) {
 		req.AllocsStopped = append(req.AllocsStopped, res.NodeUpdate[id]...)
@@ -164,6 +164,31 @@ func request(res *structs.PlanResult, p *structs.Plan) *structs.ApplyPlanResults
 		return nil
 	}
 	return req
+}
+
+// appendWithoutJob appends the placements to dst for the raft entry: one
+// that carries the plan's job is a shallow copy without it (the state store
+// sets req.Job back, upsertAllocsTxn), so the entry encodes the job once
+// rather than once per allocation, and the allocations a server decodes
+// from it share one job instead of holding a copy each (the C1M memory
+// and raft-log wall: ~5 KB per allocation for a one-task job). The plan's
+// own allocations are left as they are.
+func appendWithoutJob(dst, placed []*structs.Allocation, job *structs.Job) []*structs.Allocation {
+	for _, a := range placed {
+		if job != nil && a.Job != nil && sameJobVersion(a.Job, job) {
+			c := *a
+			c.Job = nil
+			a = &c
+		}
+		dst = append(dst, a)
+	}
+	return dst
+}
+
+// sameJobVersion says whether a and b are the same version of one job.
+func sameJobVersion(a, b *structs.Job) bool {
+	return a == b || (a.Namespace == b.Namespace && a.ID == b.ID && a.Version == b.Version &&
+		a.JobModifyIndex == b.JobModifyIndex)
 }
 
 func sortedKeys(m map[string][]*structs.Allocation) []string {

@@ -21,15 +21,10 @@ func setJobStatuses(txn *memdb.Txn, index uint64, jobs map[structs.NamespacedID]
 			continue
 		}
 		job := raw.(*structs.Job)
-		allocs, err := allocsBy(txn, nil, "job", key.Namespace, key.ID)
+		status, err := jobStatusTxn(txn, job)
 		if err != nil {
 			return err
 		}
-		evals, err := evalsByJobTxn(txn, nil, key.Namespace, key.ID)
-		if err != nil {
-			return err
-		}
-		status := JobStatus(job, allocs, evals)
 		if status == job.Status {
 			continue
 		}
@@ -48,6 +43,30 @@ func setJobStatuses(txn *memdb.Txn, index uint64, jobs map[structs.NamespacedID]
 		return nil
 	}
 	return setIndex(txn, tableJobs, index)
+}
+
+// jobStatusTxn is JobStatus of job in txn. A job with a non-terminal
+// allocation is running whatever else it has, so that is looked for first,
+// stopping at the first found: every client report on a job of 10,000
+// running allocations listed all of them (and the job's evals) otherwise.
+func jobStatusTxn(txn *memdb.Txn, job *structs.Job) (string, error) {
+	it, err := txn.Get(tableAllocs, "job", job.Namespace, job.ID)
+	if err != nil {
+		return "", fmt.Errorf("listing allocs of job %q: %w", job.ID, err)
+	}
+	var allocs []*structs.Allocation
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		a := raw.(*structs.Allocation)
+		if !a.TerminalStatus() {
+			return structs.JobStatusRunning, nil
+		}
+		allocs = append(allocs, a)
+	}
+	evals, err := evalsByJobTxn(txn, nil, job.Namespace, job.ID)
+	if err != nil {
+		return "", err
+	}
+	return JobStatus(job, allocs, evals), nil
 }
 
 // JobStatus derives a job's status as Nomad does: running while any

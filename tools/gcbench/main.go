@@ -1,8 +1,9 @@
 // Command gcbench measures what server garbage collection gives back. It
 // starts a server agent as a separate process (the nomadish binary, raft on
 // disk in a temp dir), registers -jobs one-task batch jobs over its RPC
-// port, has -nodes simulated nodes (no processes: they register, heartbeat,
-// watch their allocations and report them complete over RPC) finish them,
+// port, has -nodes simulated nodes (sim/full's, as `sim cluster` uses: no
+// processes; they register, heartbeat, watch their allocations and report
+// them running, then complete, over RPC) finish them,
 // and prints as JSON the server process's RSS (VmRSS, RssAnon, RssFile from
 // /proc/<pid>/status) and Go heap (nomad.runtime gauges of /v1/metrics)
 // when idle, after every job completed and after PUT /v1/system/gc, and
@@ -15,7 +16,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -29,6 +29,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/nomadish/nomadish/rpcclient"
+	"github.com/nomadish/nomadish/sim/full"
 	"github.com/nomadish/nomadish/structs"
 )
 
@@ -141,23 +142,14 @@ func run(t target, logger hclog.Logger, n, parallel, numNodes int, settle, later
 	defer pool.Close()
 	rpc := func(method string, args, reply any) error { return pool.RPC(t.RPCAddr(), method, args, reply) }
 
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	defer cancel()
-	nodes := make([]*simNode, numNodes)
-	nodeErr := make(chan error, numNodes)
-	for i := range nodes {
-		node := newSimNode(rpc)
-		ttl, err := node.register()
-		if err != nil {
-			return nil, err
-		}
-		nodes[i] = node
-		wg.Add(2)
-		go func() { defer wg.Done(); node.heartbeat(ctx, ttl) }()
-		go func() { defer wg.Done(); nodeErr <- node.run(ctx, time.Second) }()
+	// The simulated nodes are sim/full's (the `sim cluster` clients):
+	// they report each allocation running, then complete a millisecond on.
+	fleet := full.NewFleet([]string{t.RPCAddr()}, numNodes, 1, time.Millisecond, logger)
+	if err := fleet.Start(16); err != nil {
+		fleet.Stop()
+		return nil, err
 	}
+	defer fleet.Stop()
 
 	rep := &Report{Jobs: n, Nodes: numNodes}
 	time.Sleep(3 * time.Second) // let start-up settle before the idle reading
@@ -181,7 +173,7 @@ func run(t target, logger hclog.Logger, n, parallel, numNodes int, settle, later
 	} else {
 		profErr <- nil
 	}
-	if rep.Progress, err = waitDead(t, n, start, nodes, nodeErr); err != nil {
+	if rep.Progress, err = waitDead(t, n, start, fleet); err != nil {
 		return nil, err
 	}
 	rep.CompleteSeconds = round(time.Since(start).Seconds())
@@ -276,9 +268,12 @@ func batchJob(id string) *structs.Job {
 		}}}}}
 }
 
+// rpcFunc calls the server over its RPC port.
+type rpcFunc func(method string, args, reply any) error
+
 // waitDead waits until the nodes reported n allocations complete and every
 // job is dead with its evaluations terminal, noting the progress.
-func waitDead(t target, n int, start time.Time, nodes []*simNode, nodeErr <-chan error) ([]Progress, error) {
+func waitDead(t target, n int, start time.Time, fleet *full.Fleet) ([]Progress, error) {
 	step := 10000
 	if n < 100000 {
 		step = max(n/10, 1)
@@ -286,17 +281,8 @@ func waitDead(t target, n int, start time.Time, nodes []*simNode, nodeErr <-chan
 	var progress []Progress
 	lastLog := time.Now()
 	for {
-		select {
-		case err := <-nodeErr:
-			if err != nil {
-				return nil, err
-			}
-		case <-time.After(250 * time.Millisecond):
-		}
-		done := 0
-		for _, node := range nodes {
-			done += int(node.done.Load())
-		}
+		time.Sleep(250 * time.Millisecond)
+		done := int(fleet.Count.Completed.Load())
 		for len(progress) < done/step && len(progress) < n/step {
 			progress = append(progress, Progress{Done: (len(progress) + 1) * step, Seconds: round(time.Since(start).Seconds())})
 		}

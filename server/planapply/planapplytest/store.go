@@ -58,6 +58,11 @@ func (s *Store) ApplyPlanResults(req *structs.ApplyPlanResultsRequest) (uint64, 
 	}
 	s.index++
 	for _, a := range req.AllocsPlaced {
+		if a.Job == nil && req.Job != nil { // the entry holds the job once, as the FSM reads it
+			c := *a
+			c.Job = req.Job
+			a = &c
+		}
 		s.allocs[a.ID] = a
 	}
 	for _, list := range [][]*structs.Allocation{req.AllocsStopped, req.AllocsPreempted} {
