@@ -80,7 +80,11 @@ func writeSweep(w io.Writer, sweep []report.WorkerPoint) {
 	tw.Flush()
 }
 
-// fmtMS is a latency in milliseconds, to the microsecond.
+// fmtMS is a latency in milliseconds to the microsecond, or from a second
+// on as a duration to the millisecond.
 func fmtMS(d time.Duration) string {
+	if d >= time.Second {
+		return d.Round(time.Millisecond).String()
+	}
 	return strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 3, 64) + " ms"
 }

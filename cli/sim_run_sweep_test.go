@@ -117,3 +117,16 @@ func TestSimRunBadSweepAndOverrides(t *testing.T) {
 		}
 	}
 }
+
+func TestSimAloneListsItsCommands(t *testing.T) {
+	_, out, errOut := runCLI(nil, "sim")
+	for _, want := range []string{"sim run", "sim report", "sim cluster"} {
+		if !strings.Contains(out+errOut, want) {
+			t.Errorf("`nomadish sim` does not list %q:\n%s%s", want, out, errOut)
+		}
+	}
+	code, out, errOut := runCLI(nil, "sim", "run", "-h")
+	if code != 0 || !strings.Contains(out+errOut, "nodes=1250") || !strings.Contains(out+errOut, "1,2,4,8") {
+		t.Errorf("sim run -h: exit %d, %s%s; want 0 and -compare's nodes= and -workers' list explained", code, out, errOut)
+	}
+}
