@@ -8,8 +8,6 @@ import (
 	"os"
 	"runtime/debug"
 	"sort"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/nomadish/nomadish/sim/cluster"
@@ -44,8 +42,10 @@ func generateFor(name string, seed uint64, d time.Duration, spec cluster.Spec, l
 
 // simRunFlags are sim run's options.
 type simRunFlags struct {
-	nodes, racks, workers, scoreLimit       int
+	nodes, racks, scoreLimit                int
 	topology, clusterFile, datacenters      string
+	workers                                 string
+	workerCounts                            []int
 	traceFile, generate, algorithm          string
 	numa, reportFile, compare               string
 	duration, startDelay, downtime          time.Duration
@@ -67,7 +67,7 @@ func (m *Meta) simRunFlagSet(o *simRunFlags) *flags {
 	f.StringVar(&o.generate, "generate", "", "Generate the workload: google2019 or alibaba2018")
 	f.Float64Var(&o.load, "load", 0.7, "With -generate: the workload's average share of the cluster's memory")
 	f.DurationVar(&o.duration, "duration", d.Duration, "Simulated time to cover")
-	f.IntVar(&o.workers, "workers", 1, "Scheduler workers")
+	f.StringVar(&o.workers, "workers", "1", "Scheduler workers; a list (1,2,4,8) runs the trace once per count and prints plan conflicts, retries and delays per count")
 	f.Uint64Var(&o.seed, "seed", 1, "Random seed (cluster, generated trace, node failures)")
 	f.StringVar(&o.algorithm, "algorithm", "binpack", "Scheduler algorithm: binpack or spread")
 	f.BoolVar(&o.preemption, "preemption", false, "Turn preemption on for service and batch jobs")
@@ -82,7 +82,7 @@ func (m *Meta) simRunFlagSet(o *simRunFlags) *flags {
 	f.DurationVar(&o.cost, "cost-apply", c.Apply, "Modelled plan-apply time per plan")
 	f.BoolVar(&o.asJSON, "json", false, "Print the report as JSON")
 	f.StringVar(&o.reportFile, "report", "", "Write an HTML report with plots to this file")
-	f.StringVar(&o.compare, "compare", "", "Run a second configuration with these overrides (KEY=VALUE,...: workers, algorithm, preemption, numa, score-limit, node-failures, seed) and print the deltas")
+	f.StringVar(&o.compare, "compare", "", "Run the same trace a second time with these overrides and print the deltas: KEY=VALUE,... with keys "+overrideKeys+" (nodes=1250 asks how many nodes the workload needs)")
 	return f
 }
 
@@ -103,7 +103,7 @@ func simRunCommand(m *Meta, args []string) int {
 	}
 	// A batch run: trade memory for less GC time.
 	debug.SetGCPercent(400)
-	a, err := fast.Run(cfg)
+	a, err := runSweep(cfg, o.workerCounts)
 	if err != nil {
 		return m.errorf("running the simulation: %v", err)
 	}
@@ -153,11 +153,15 @@ func (o *simRunFlags) config() (fast.Config, error) {
 	if o.duration <= 0 {
 		return cfg, fmt.Errorf("-duration %s: want a positive duration", o.duration)
 	}
-	if o.workers < 1 {
-		return cfg, fmt.Errorf("-workers %d: want at least 1", o.workers)
+	counts, err := parseWorkers(o.workers)
+	if err != nil {
+		return cfg, err
+	}
+	o.workerCounts = counts
+	if len(counts) > 1 && o.compare != "" {
+		return cfg, fmt.Errorf("-compare with -workers %s: give one worker count to compare, or drop -compare", o.workers)
 	}
 	var tr *trace.Trace
-	var err error
 	switch {
 	case o.traceFile != "" && o.generate != "":
 		return cfg, errors.New("-trace and -generate: give one")
@@ -176,7 +180,7 @@ func (o *simRunFlags) config() (fast.Config, error) {
 	default:
 		return cfg, errors.New("no workload: give -trace FILE or -generate google2019|alibaba2018")
 	}
-	cfg.Trace, cfg.Duration, cfg.Workers, cfg.Seed = tr, o.duration, o.workers, o.seed
+	cfg.Trace, cfg.Duration, cfg.Workers, cfg.Seed = tr, o.duration, counts[0], o.seed
 	cfg.Algorithm, cfg.Preemption, cfg.PreferenceScoreLimit = o.algorithm, o.preemption, o.scoreLimit
 	cfg.NodeFailures, cfg.NodeDowntime, cfg.StartDelay = o.nodeFailures, o.downtime, o.startDelay
 	cfg.Costs = fast.Costs{Eval: o.costEval, Placement: o.costPlacement, Node: o.costNode, Apply: o.cost}
@@ -189,57 +193,6 @@ func (o *simRunFlags) config() (fast.Config, error) {
 		return cfg, err
 	}
 	return cfg, nil
-}
-
-// applyOverrides returns cfg with -compare's KEY=VALUE pairs applied.
-func applyOverrides(cfg fast.Config, list string) (fast.Config, error) {
-	for _, kv := range splitList(list) {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok {
-			return cfg, fmt.Errorf("%q: want KEY=VALUE", kv)
-		}
-		var err error
-		switch k {
-		case "workers":
-			cfg.Workers, err = strconv.Atoi(v)
-		case "algorithm":
-			cfg.Algorithm = v
-		case "preemption":
-			cfg.Preemption, err = strconv.ParseBool(v)
-		case "score-limit":
-			cfg.PreferenceScoreLimit, err = strconv.Atoi(v)
-		case "node-failures":
-			cfg.NodeFailures, err = strconv.ParseFloat(v, 64)
-		case "seed":
-			cfg.Seed, err = strconv.ParseUint(v, 10, 64)
-		case "numa":
-			if v != "none" && v != "prefer" && v != "require" {
-				return cfg, fmt.Errorf("numa=%q: want none, prefer or require", v)
-			}
-			cfg.Trace = withNUMA(cfg.Trace, v)
-		default:
-			return cfg, fmt.Errorf("unknown key %q (workers, algorithm, preemption, numa, score-limit, node-failures, seed)", k)
-		}
-		if err != nil {
-			return cfg, fmt.Errorf("%s=%q: %w", k, v, err)
-		}
-	}
-	if err := cfg.Validate(); err != nil {
-		return cfg, err
-	}
-	return cfg, nil
-}
-
-// withNUMA is a copy of the trace with every core ask's NUMA affinity set.
-func withNUMA(tr *trace.Trace, aff string) *trace.Trace {
-	out := &trace.Trace{Source: tr.Source + ", numa=" + aff, Jobs: make([]trace.Job, len(tr.Jobs))}
-	copy(out.Jobs, tr.Jobs)
-	for i := range out.Jobs {
-		if out.Jobs[i].Cores > 0 {
-			out.Jobs[i].NUMA = aff
-		}
-	}
-	return out
 }
 
 func writeReportFile(path string, runs []*report.Report) error {
@@ -273,6 +226,10 @@ func (m *Meta) printSimRun(a, b *report.Report, asJSON bool) int {
 		return exitOK
 	}
 	writeSimSummary(m.Out, a)
+	if len(a.WorkerSweep) > 0 {
+		fmt.Fprintln(m.Out)
+		writeSweep(m.Out, a.WorkerSweep)
+	}
 	if b != nil {
 		fmt.Fprintln(m.Out, "\nCompared with:")
 		writeSimSummary(m.Out, b)

@@ -46,6 +46,8 @@ func conflictsSection(runs []*Report, ids *chartIDs) section {
 	bc.Series = []barSeries{conflicts, retries}
 	bc.Desc = "Plan conflicts and retries. " + strings.Join(desc, "; ") + "."
 	s.Charts = []figure{{Caption: bc.Title, SVG: template.HTML(bc.svg())}}
+	tables, figs := sweepParts(runs, ids)
+	s.Tables, s.Charts = append(s.Tables, tables...), append(s.Charts, figs...)
 	return s
 }
 

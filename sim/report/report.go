@@ -54,6 +54,26 @@ type Report struct {
 	Throughput []Rate `json:"throughput,omitempty"`
 	// Server is the measured server (full mode).
 	Server *ServerStats `json:"server,omitempty"`
+
+	// WorkerSweep is the same trace and cluster run once per worker
+	// count (`sim run -workers 1,2,4,8`), in the order given: what
+	// optimistic concurrency costs in conflicts and buys in queueing.
+	WorkerSweep []WorkerPoint `json:"worker_sweep,omitempty"`
+}
+
+// WorkerPoint is one run of a worker sweep.
+type WorkerPoint struct {
+	Workers          int         `json:"workers"`
+	PlanConflicts    int         `json:"plan_conflicts"`
+	Retries          int         `json:"retries"`
+	QueueDelay       Percentiles `json:"queue_delay"`
+	PlacementLatency Percentiles `json:"placement_latency"`
+}
+
+// PointOf is r's row in a worker sweep.
+func PointOf(r *Report) WorkerPoint {
+	return WorkerPoint{Workers: r.Workers, PlanConflicts: r.PlanConflicts, Retries: r.Retries,
+		QueueDelay: r.QueueDelay, PlacementLatency: r.PlacementLatency}
 }
 
 // Sample is the cluster's utilization at one simulated time: the share
