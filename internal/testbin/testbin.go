@@ -1,6 +1,6 @@
-// Package testbin is what the end-to-end test packages (e2e,
-// ui/browsertest) share to run the real binary: building it from this
-// tree, and handing out ports for the agents they start.
+// Package testbin is what the programs that run the real binary share
+// (the e2e and ui/browsertest tests, tools/gcbench, sim/full): building it
+// from this tree, and handing out ports for the agents they start.
 package testbin
 
 import (

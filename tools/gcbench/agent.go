@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -14,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/nomadish/nomadish/internal/testbin"
 )
 
 // agentTarget is a server agent run as its own process from the binary.
@@ -38,7 +39,7 @@ func startAgent(dir, bin, extra string) (*agentTarget, error) {
 			return nil, fmt.Errorf("building the nomadish binary (run from the module root, or pass -bin): %w", err)
 		}
 	}
-	ports, err := freePorts(3)
+	ports, err := testbin.FreePorts(3)
 	if err != nil {
 		return nil, err
 	}
@@ -92,25 +93,6 @@ server {
 			return nil, errors.New("the agent has no leader after 60s")
 		}
 	}
-}
-
-func freePorts(n int) ([]int, error) {
-	var ls []net.Listener
-	defer func() {
-		for _, l := range ls {
-			l.Close()
-		}
-	}()
-	var ports []int
-	for i := 0; i < n; i++ {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		ls = append(ls, l)
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	return ports, nil
 }
 
 func (t *agentTarget) RPCAddr() string { return t.rpc }
