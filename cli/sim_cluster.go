@@ -86,6 +86,9 @@ func printFullReport(m *Meta, r *report.Report) {
 	fmt.Fprintf(m.Out, "Leader RSS       = %.1f MiB (%.1f MiB per 100k allocations)\n", mib(s.RSSBytes), mib(s.RSSPer100kAllocs))
 	fmt.Fprintf(m.Out, "Raft log         = %.1f MiB\nSnapshot         = %.1f MiB\n", mib(uint64(s.RaftLogBytes)), mib(uint64(s.SnapshotBytes)))
 	fmt.Fprintf(m.Out, "Heartbeats       = %.1f/s\n", s.HeartbeatsPerSec)
+	if s.CPUSeconds > 0 && r.Placements > 0 {
+		fmt.Fprintf(m.Out, "Leader CPU       = %.1f s (%.2f ms per allocation)\n", s.CPUSeconds, s.CPUSeconds*1000/float64(r.Placements))
+	}
 	if len(r.Throughput) > 0 {
 		fmt.Fprintln(m.Out, "\nPlacements over time")
 		step := max(len(r.Throughput)/20, 1)

@@ -39,6 +39,12 @@ func Encode(t MessageType, msg any) ([]byte, error) {
 	if err := codec.NewEncoder(&buf, MsgpackHandle).Encode(msg); err != nil {
 		return nil, fmt.Errorf("encoding message type %d: %w", t, err)
 	}
+	// Exactly as long as the entry: raft's log cache keeps the last 512
+	// entries' bytes in memory, and a grown buffer has up to as much
+	// unused room again (a plan of 10,000 placements is several MB).
+	if b := buf.Bytes(); cap(b)-len(b) > len(b)/16 {
+		return bytes.Clone(b), nil
+	}
 	return buf.Bytes(), nil
 }
 

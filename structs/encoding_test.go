@@ -48,3 +48,22 @@ func TestDecodeRPCError(t *testing.T) {
 		t.Fatalf("plain error code %d", code)
 	}
 }
+
+// A raft entry holds no unused room: the log cache keeps entries' bytes.
+func TestEncodeLeavesNoSlack(t *testing.T) {
+	req := &ApplyPlanResultsRequest{}
+	for i := range 2000 {
+		req.AllocsPlaced = append(req.AllocsPlaced, &Allocation{ID: GenerateUUID(), Name: AllocName("j", "g", uint(i))})
+	}
+	buf, err := Encode(ApplyPlanResultsRequestType, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(buf) < 100_000 || cap(buf) > len(buf)+len(buf)/16 {
+		t.Fatalf("entry of %d bytes has capacity %d", len(buf), cap(buf))
+	}
+	var out ApplyPlanResultsRequest
+	if err := Decode(buf[1:], &out); err != nil || len(out.AllocsPlaced) != 2000 || out.AllocsPlaced[7].ID != req.AllocsPlaced[7].ID {
+		t.Fatalf("decode: %v", err)
+	}
+}

@@ -36,6 +36,7 @@ func (f *FSM) applyAllocClientUpdate(buf []byte, index uint64) any {
 func (f *FSM) applyPlanResults(buf []byte, index uint64) any {
 	var req structs.ApplyPlanResultsRequest
 	decode(buf, &req, index)
+	shareDecoded(req.AllocsPlaced)
 	if err := f.State().UpsertPlanResults(index, &req); err != nil {
 		f.logger.Error("applying plan results", "eval", req.EvalID, "error", err)
 		return err

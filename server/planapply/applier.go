@@ -77,11 +77,18 @@ func (a *Applier) Submit(ctx context.Context, plan *structs.Plan) (*structs.Plan
 
 // Run applies queued plans, highest priority first, until ctx ends (on
 // leadership loss); plans still queued then get ErrStopped. Run on the
-// leader, from one goroutine: applying plans one at a time, each against a
-// snapshot taken after the previous commit, is what makes over-commit
-// impossible.
+// leader, from one goroutine. Plans are checked one at a time, each against
+// a snapshot with every earlier result in it: the result being committed
+// is laid over the snapshot (overlay) so the next plan's fit check runs
+// while the previous raft entry commits, as Nomad's plan applier does; at
+// most one commit is in flight, and the next is dispatched only once it
+// has been applied. This is what makes over-commit impossible.
 func (a *Applier) Run(ctx context.Context) {
-	defer a.failQueued()
+	var prev *inflight
+	defer func() {
+		prev.wait()
+		a.failQueued()
+	}()
 	for {
 		p := a.next()
 		if p == nil {
@@ -100,9 +107,74 @@ func (a *Applier) Run(ctx context.Context) {
 			p.finish(nil, err)
 			continue
 		}
-		res, err := a.apply(p.plan)
-		p.finish(res, err)
+		prev = a.applyAsync(p, prev)
 	}
+}
+
+// inflight is a result whose raft commit is under way.
+type inflight struct {
+	req   *structs.ApplyPlanResultsRequest // nil: nothing was committed
+	done  chan struct{}                    // closed once committed (or failed)
+	index uint64                           // the commit's index, after done; 0 on failure
+}
+
+// wait blocks until the commit ended (nil: nothing in flight).
+func (f *inflight) wait() {
+	if f != nil {
+		<-f.done
+	}
+}
+
+// pendingReq is the request still being committed, if any.
+func (f *inflight) pendingReq() *structs.ApplyPlanResultsRequest {
+	if f == nil {
+		return nil
+	}
+	select {
+	case <-f.done:
+		return nil // applied: the next snapshot holds it
+	default:
+		return f.req
+	}
+}
+
+// applyAsync checks p against a fresh snapshot with prev's result laid
+// over it, waits for prev's commit, and starts p's own commit on another
+// goroutine, which finishes p. It returns p's commit.
+func (a *Applier) applyAsync(p *pending, prev *inflight) *inflight {
+	start := time.Now()
+	res, req, err := a.check(p.plan, prev.pendingReq())
+	prev.wait()
+	if err != nil {
+		p.finish(nil, err)
+		return nil
+	}
+	if res.RefreshIndex != 0 && prev != nil {
+		// A rejected node's retry must see the previous result too.
+		res.RefreshIndex = max(res.RefreshIndex, prev.index)
+	}
+	if req == nil {
+		metrics.MeasureSince(metricApply, start)
+		a.logger.Debug("plan applied", append(p.plan.Fields(), res.Fields()...)...)
+		p.finish(res, nil)
+		return nil
+	}
+	f := &inflight{req: req, done: make(chan struct{})}
+	go func() {
+		defer close(f.done)
+		err := a.commitResult(p.plan, res, req)
+		if err == nil {
+			f.index = res.AllocIndex
+		}
+		metrics.MeasureSince(metricApply, start)
+		if err != nil {
+			p.finish(nil, err)
+			return
+		}
+		a.logger.Debug("plan applied", append(p.plan.Fields(), res.Fields()...)...)
+		p.finish(res, nil)
+	}()
+	return f
 }
 
 // QueueDepth is the number of plans waiting to be applied (the leader
@@ -131,15 +203,33 @@ func (a *Applier) failQueued() {
 // apply checks the plan against a fresh snapshot and commits what fits.
 func (a *Applier) apply(plan *structs.Plan) (*structs.PlanResult, error) {
 	defer metrics.MeasureSince(metricApply, time.Now())
+	res, req, err := a.check(plan, nil)
+	if err != nil {
+		return nil, err
+	}
+	if req != nil {
+		if err := a.commitResult(plan, res, req); err != nil {
+			return nil, err
+		}
+	}
+	a.logger.Debug("plan applied", append(plan.Fields(), res.Fields()...)...)
+	return res, nil
+}
+
+// check evaluates the plan against a fresh snapshot with pending (a result
+// being committed, nil for none) laid over it. It returns the result and
+// the raft request for its committed part (nil when there is none), with
+// UpdatedAt and the preemption evals set.
+func (a *Applier) check(plan *structs.Plan, pending *structs.ApplyPlanResultsRequest) (*structs.PlanResult, *structs.ApplyPlanResultsRequest, error) {
 	snap, err := a.state.Snapshot()
 	if err != nil {
-		return nil, fmt.Errorf("taking a state snapshot: %w", err)
+		return nil, nil, fmt.Errorf("taking a state snapshot: %w", err)
 	}
 	start := time.Now()
-	res, req, rejected, err := evaluatePlan(snap, plan)
+	res, req, rejected, err := evaluatePlan(newOverlay(snap, pending), plan)
 	metrics.MeasureSince(metricEvaluate, start)
 	if err != nil {
-		return nil, fmt.Errorf("evaluating plan of eval %s: %w", plan.EvalID, err)
+		return nil, nil, fmt.Errorf("evaluating plan of eval %s: %w", plan.EvalID, err)
 	}
 	for _, r := range rejected {
 		a.logger.Debug("plan rejected for node", "eval_id", plan.EvalID, "node_id", r.node, "reason", r.reason)
@@ -148,14 +238,18 @@ func (a *Applier) apply(plan *structs.Plan) (*structs.PlanResult, error) {
 		req.UpdatedAt = a.now().UnixNano()
 		// Jobs that lose allocations get an eval to place them again.
 		req.Evals = append(req.Evals, structs.PreemptionEvals(req.AllocsPreempted, req.UpdatedAt)...)
-		index, err := a.commit.ApplyPlanResults(req)
-		if err != nil {
-			return nil, fmt.Errorf("committing plan of eval %s: %w", plan.EvalID, err)
-		}
-		res.AllocIndex = index
 	}
-	a.logger.Debug("plan applied", append(plan.Fields(), res.Fields()...)...)
-	return res, nil
+	return res, req, nil
+}
+
+// commitResult commits req through raft and sets res.AllocIndex.
+func (a *Applier) commitResult(plan *structs.Plan, res *structs.PlanResult, req *structs.ApplyPlanResultsRequest) error {
+	index, err := a.commit.ApplyPlanResults(req)
+	if err != nil {
+		return fmt.Errorf("committing plan of eval %s: %w", plan.EvalID, err)
+	}
+	res.AllocIndex = index
+	return nil
 }
 
 // ApplyNow applies one plan at once on the calling goroutine: the same fit

@@ -2,6 +2,8 @@ package state
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/hashicorp/go-memdb"
 
@@ -12,15 +14,18 @@ func allocsSchema() *memdb.TableSchema {
 	return &memdb.TableSchema{
 		Name: tableAllocs,
 		Indexes: map[string]*memdb.IndexSchema{
-			"id":   {Name: "id", Unique: true, Indexer: &memdb.StringFieldIndex{Field: "ID"}},
-			"node": {Name: "node", Indexer: &memdb.StringFieldIndex{Field: "NodeID"}},
+			"id": {Name: "id", Unique: true, Indexer: &memdb.StringFieldIndex{Field: "ID"}},
 			"job": {Name: "job", Indexer: &memdb.CompoundIndex{Indexes: []memdb.Indexer{
 				&memdb.StringFieldIndex{Field: "Namespace"},
 				&memdb.StringFieldIndex{Field: "JobID"},
 			}}},
 			"eval": {Name: "eval", Indexer: &memdb.StringFieldIndex{Field: "EvalID"}},
 			// node_terminal (Nomad's node index) splits a node's allocations
-			// into live and terminal ones, so placement reads only the live.
+			// into live and terminal ones, so placement reads only the live;
+			// its prefix is the node's whole list (allocsByNode). One index
+			// by node, not two: each index holds a radix leaf, a key and a
+			// watch channel per allocation, rewritten on every update (the
+			// C1M memory and FSM wall).
 			"node_terminal": {Name: "node_terminal", Indexer: &memdb.CompoundIndex{Indexes: []memdb.Indexer{
 				&memdb.StringFieldIndex{Field: "NodeID"},
 				&memdb.ConditionalIndex{Conditional: allocTerminal},
@@ -236,7 +241,16 @@ func (r reader) AllocsByJob(ws memdb.WatchSet, namespace, jobID string) ([]*stru
 
 // AllocsByNode returns a node's allocations, terminal ones included.
 func (r reader) AllocsByNode(ws memdb.WatchSet, nodeID string) ([]*structs.Allocation, error) {
-	return allocsBy(r.db.Txn(false), ws, "node", nodeID)
+	return allocsByNode(r.db.Txn(false), ws, nodeID)
+}
+
+// allocsByNode lists a node's allocations, terminal ones included, by ID
+// (the order the node index had): the node_terminal prefix of the node ID
+// and its terminator, so node "n1" does not list "n10"'s.
+func allocsByNode(txn *memdb.Txn, ws memdb.WatchSet, nodeID string) ([]*structs.Allocation, error) {
+	out, err := allocsBy(txn, ws, "node_terminal_prefix", nodeID+"\x00")
+	slices.SortFunc(out, func(a, b *structs.Allocation) int { return strings.Compare(a.ID, b.ID) })
+	return out, err
 }
 
 // AllocsByNodeTerminal returns a node's allocations whose TerminalStatus is

@@ -240,7 +240,7 @@ func reapNodesTxn(txn *memdb.Txn, ids []string, out *structs.GCReapResponse) err
 		if n.Status != structs.NodeStatusDown {
 			continue
 		}
-		allocs, err := allocsBy(txn, nil, "node", id)
+		allocs, err := allocsByNode(txn, nil, id)
 		if err != nil {
 			return err
 		}

@@ -71,6 +71,9 @@ func Run(cfg Config) (*report.Report, error) {
 	if m.rssIdle, err = rss(leader.Pid()); err != nil {
 		return nil, err
 	}
+	if m.cpuIdle, err = cpuSeconds(leader.Pid()); err != nil {
+		return nil, err
+	}
 
 	pool := rpcclient.NewPool(nil, logger)
 	defer pool.Close()
@@ -137,6 +140,7 @@ type measure struct {
 	start      time.Time // jobs submitted from here
 	end        time.Time
 	rssIdle    uint64
+	cpuIdle    float64 // the leader's CPU seconds with the nodes registered
 	rates      []report.Rate
 	blocked    int
 }
@@ -223,6 +227,11 @@ func (m *measure) serverStats(st *report.ServerStats) error {
 	if placed := m.fleet.Count.Placed.Load(); placed > 0 && st.RSSBytes > m.rssIdle {
 		st.RSSPer100kAllocs = uint64(float64(st.RSSBytes-m.rssIdle) * 100000 / float64(placed))
 	}
+	cpu, err := cpuSeconds(m.leader.Pid())
+	if err != nil {
+		return err
+	}
+	st.CPUSeconds = float64(int((cpu-m.cpuIdle)*100)) / 100
 	st.RaftLogBytes, st.SnapshotBytes = raftSizes(m.leader.DataDir)
 	if st.SnapshotBytes == 0 { // raft took none yet: the snapshot it would write
 		n, err := m.leader.get("/v1/operator/snapshot", nil)

@@ -32,6 +32,39 @@ func rss(pid int) (uint64, error) {
 	return 0, fmt.Errorf("no VmRSS in /proc/%d/status", pid)
 }
 
+// cpuSeconds is the process's user and system CPU time, from
+// /proc/<pid>/stat (clock ticks of 1/100 s, Linux's USER_HZ).
+func cpuSeconds(pid int) (float64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, fmt.Errorf("reading the server's CPU time: %w", err)
+	}
+	return parseStatCPU(string(b))
+}
+
+// parseStatCPU reads utime and stime (fields 14 and 15) from a
+// /proc/<pid>/stat line; the command (field 2) may hold spaces, so fields
+// are counted after its closing parenthesis.
+func parseStatCPU(stat string) (float64, error) {
+	i := strings.LastIndexByte(stat, ')')
+	if i < 0 {
+		return 0, fmt.Errorf("malformed /proc stat line %q", stat)
+	}
+	f := strings.Fields(stat[i+1:]) // f[0] is field 3 (state)
+	if len(f) < 13 {
+		return 0, fmt.Errorf("short /proc stat line %q", stat)
+	}
+	var ticks uint64
+	for _, s := range f[11:13] {
+		n, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("/proc stat CPU field %q: %w", s, err)
+		}
+		ticks += n
+	}
+	return float64(ticks) / 100, nil
+}
+
 // raftSizes are the server's raft log (raft.db) and on-disk snapshots
 // (their state files summed; 0 when raft has taken none yet).
 func raftSizes(dataDir string) (logBytes, snapBytes int64) {

@@ -97,6 +97,7 @@ func serverSection(runs []*Report) (section, bool) {
 		perRun("raft log", runs, srv(func(s *ServerStats) string { return fmtBytes(float64(s.RaftLogBytes)) })),
 		perRun("raft snapshot", runs, srv(func(s *ServerStats) string { return fmtBytes(float64(s.SnapshotBytes)) })),
 		perRun("heartbeats per second", runs, srv(func(s *ServerStats) string { return fmtFloat(s.HeartbeatsPerSec) })),
+		perRun("leader CPU seconds", runs, srv(func(s *ServerStats) string { return fmtFloat(s.CPUSeconds) })),
 	}
 	s := section{ID: "server", Heading: "Server", Tables: []table{t}}
 	for i, r := range runs {

@@ -103,12 +103,12 @@ func TestWriteHTMLServerStatsAndNoURLs(t *testing.T) {
 	r := sampleRun(time.Hour)
 	r.Mode = "full"
 	r.Server = &ServerStats{Servers: 3, Nodes: 10000, RSSBytes: 3 << 30, RSSPer100kAllocs: 300 << 20,
-		RaftLogBytes: 2 << 30, SnapshotBytes: 700 << 20, HeartbeatsPerSec: 1000,
+		RaftLogBytes: 2 << 30, SnapshotBytes: 700 << 20, HeartbeatsPerSec: 1000, CPUSeconds: 96.5,
 		Profile: []string{"raft.(*Raft).runLeader 12%", "state.(*Store).UpsertAllocs 9%"}}
 	page := render(t, r)
 	parseStrict(t, page)
 	for _, want := range []string{"Server (full mode)", "3.0 GiB", "300.0 MiB", "2.0 GiB", "700.0 MiB", "1000",
-		"state.(*Store).UpsertAllocs 9%", "wall time ("} {
+		"state.(*Store).UpsertAllocs 9%", "wall time (", "leader CPU seconds", "96.5"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)
 		}

@@ -119,6 +119,9 @@ type ServerStats struct {
 	RaftLogBytes     int64   `json:"raft_log_bytes"`
 	SnapshotBytes    int64   `json:"snapshot_bytes"`
 	HeartbeatsPerSec float64 `json:"heartbeats_per_sec"`
+	// CPUSeconds is the leader's CPU time (user and system) from the nodes
+	// registered to the end: steadier than wall time on a shared machine.
+	CPUSeconds float64 `json:"cpu_seconds,omitempty"`
 	// Profile names where the time went (top functions by CPU).
 	Profile []string `json:"profile,omitempty"`
 }
