@@ -2,10 +2,8 @@ package full
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -13,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/nomadish/nomadish/internal/testbin"
 )
 
 // Server is one nomadish server agent run as a subprocess of the binary,
@@ -39,7 +39,7 @@ func StartServers(bin, dir string, n int, extra string) ([]*Server, error) {
 	if n != 1 && n != 3 {
 		return nil, fmt.Errorf("-servers: %d servers: want 1 or 3", n)
 	}
-	ports, err := freePorts(3 * n)
+	ports, err := testbin.FreePorts(3 * n)
 	if err != nil {
 		return nil, err
 	}
@@ -206,23 +206,4 @@ func (s *Server) Body(path string) (io.ReadCloser, error) {
 		return nil, fmt.Errorf("GET %s of %s: %s", path, s.Name, resp.Status)
 	}
 	return resp.Body, nil
-}
-
-func freePorts(n int) ([]int, error) {
-	var ls []net.Listener
-	defer func() {
-		for _, l := range ls {
-			l.Close()
-		}
-	}()
-	var ports []int
-	for i := 0; i < n; i++ {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, errors.Join(errors.New("finding free ports"), err)
-		}
-		ls = append(ls, l)
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	return ports, nil
 }
