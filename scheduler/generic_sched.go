@@ -188,7 +188,7 @@ func (s *genericScheduler) placeAll(places []reconcile.Placement, index uint64) 
 		return fmt.Errorf("listing nodes: %w", err)
 	}
 	ready, available := readyNodes(s.state, nodes, s.job.NodePool, s.job.Datacenters) // sorted by ID
-	shuffleNodes(ready, s.eval.ID, index)
+	shuffleSorted(ready, s.eval.ID, index)
 	ctx := newEvalContext(s.state, s.plan)
 	stack := newGenericStack(ctx, s.job, ready, available, s.batch, s.now)
 	stack.prefs.preferenceLimit = s.preferenceLimit

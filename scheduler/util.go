@@ -49,6 +49,12 @@ func matchDatacenter(patterns []string, dc string) bool {
 // its swap closure.
 func shuffleNodes(nodes []*structs.Node, evalID string, index uint64) {
 	sortByID(nodes)
+	shuffleSorted(nodes, evalID, index)
+}
+
+// shuffleSorted is shuffleNodes on nodes already sorted by ID (readyNodes'
+// output): the sortedness check costs a string compare per node.
+func shuffleSorted(nodes []*structs.Node, evalID string, index uint64) {
 	h := fnv.New64a()
 	h.Write([]byte(evalID))
 	r := rand.New(rand.NewPCG(h.Sum64(), index))
