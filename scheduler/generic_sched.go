@@ -187,8 +187,8 @@ func (s *genericScheduler) placeAll(places []reconcile.Placement, index uint64) 
 	if err != nil {
 		return fmt.Errorf("listing nodes: %w", err)
 	}
-	ready, available := readyNodesInDCs(nodesInPool(nodes, s.job.NodePool), s.job.Datacenters)
-	shuffleNodes(ready, s.eval.ID, index)
+	ready, available := readyNodes(s.state, nodes, s.job.NodePool, s.job.Datacenters) // sorted by ID
+	shuffleSorted(ready, s.eval.ID, index)
 	ctx := newEvalContext(s.state, s.plan)
 	stack := newGenericStack(ctx, s.job, ready, available, s.batch, s.now)
 	stack.prefs.preferenceLimit = s.preferenceLimit

@@ -44,16 +44,32 @@ func matchDatacenter(patterns []string, dc string) bool {
 }
 
 // shuffleNodes sorts nodes by ID and shuffles them with a generator seeded
-// from the eval ID and the state index, so the order replays from a snapshot.
+// from the eval ID and the state index, so the order replays from a
+// snapshot. The loop is rand.Shuffle's (same draws, same order) without
+// its swap closure.
 func shuffleNodes(nodes []*structs.Node, evalID string, index uint64) {
-	byID := func(a, b *structs.Node) int { return strings.Compare(a.ID, b.ID) }
-	if !slices.IsSortedFunc(nodes, byID) { // the state lists nodes by ID: usually a linear check
-		slices.SortFunc(nodes, byID)
-	}
+	sortByID(nodes)
+	shuffleSorted(nodes, evalID, index)
+}
+
+// shuffleSorted is shuffleNodes on nodes already sorted by ID (readyNodes'
+// output): the sortedness check costs a string compare per node.
+func shuffleSorted(nodes []*structs.Node, evalID string, index uint64) {
 	h := fnv.New64a()
 	h.Write([]byte(evalID))
 	r := rand.New(rand.NewPCG(h.Sum64(), index))
-	r.Shuffle(len(nodes), func(i, j int) { nodes[i], nodes[j] = nodes[j], nodes[i] })
+	for i := len(nodes) - 1; i > 0; i-- {
+		j := int(r.Uint64N(uint64(i + 1)))
+		nodes[i], nodes[j] = nodes[j], nodes[i]
+	}
+}
+
+// sortByID sorts nodes by ID (the state lists them so: usually a linear check).
+func sortByID(nodes []*structs.Node) {
+	byID := func(a, b *structs.Node) int { return strings.Compare(a.ID, b.ID) }
+	if !slices.IsSortedFunc(nodes, byID) {
+		slices.SortFunc(nodes, byID)
+	}
 }
 
 // readyNodesInDCs returns the ready nodes in the job's datacenters and how

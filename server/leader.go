@@ -66,7 +66,10 @@ func (n *leaderNotifier) EvalsUpserted(evals []*structs.Evaluation) {
 	}
 }
 
-func (n *leaderNotifier) CapacityChanged(index uint64)       { n.blocked.Unblock(index) }
+func (n *leaderNotifier) CapacityChanged(index uint64) { n.blocked.Unblock(index) }
+func (n *leaderNotifier) CapacityChangedOn(index uint64, classes []string) {
+	n.blocked.UnblockClasses(index, classes)
+}
 func (n *leaderNotifier) JobStopped(namespace, jobID string) { n.blocked.UntrackJob(namespace, jobID) }
 
 // monitorLeadership starts and stops leader duties as raft leadership

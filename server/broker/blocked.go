@@ -33,7 +33,11 @@ type BlockedEvals struct {
 	cancelled []*structs.Evaluation
 	// unblockIndex is the highest index passed to Unblock: an eval planned
 	// against an older snapshot may have missed that capacity change.
+	// classIndex is the same per computed class, for UnblockClasses, and
+	// classMax the highest of classIndex.
 	unblockIndex uint64
+	classIndex   map[string]uint64
+	classMax     uint64
 }
 
 // NewBlockedEvals returns a disabled tracker that enqueues into enq.
@@ -43,8 +47,9 @@ func NewBlockedEvals(enq Enqueuer, logger hclog.Logger) *BlockedEvals {
 	}
 	return &BlockedEvals{
 		enq: enq, logger: logger.Named("blocked_evals"),
-		notify: make(chan struct{}, 1),
-		byJob:  map[jobKey]*structs.Evaluation{},
+		notify:     make(chan struct{}, 1),
+		byJob:      map[jobKey]*structs.Evaluation{},
+		classIndex: map[string]uint64{},
 	}
 }
 
@@ -58,7 +63,8 @@ func (b *BlockedEvals) SetEnabled(enabled bool) {
 	if !enabled {
 		b.byJob = map[jobKey]*structs.Evaluation{}
 		b.cancelled = nil
-		b.unblockIndex = 0
+		b.unblockIndex, b.classMax = 0, 0
+		b.classIndex = map[string]uint64{}
 	}
 }
 
@@ -66,15 +72,16 @@ func (b *BlockedEvals) SetEnabled(enabled bool) {
 // higher CreateIndex (ties: the one blocked last) wins and the other is
 // cancelled (see Cancelled). Blocking the same eval ID again replaces it
 // silently. An eval whose non-zero SnapshotIndex is older than the last
-// Unblock index is enqueued at once, since it may have missed that
-// capacity change. Ignored while disabled.
+// Unblock index, or than an UnblockClasses index of a class it did not
+// find ineligible, is enqueued at once, since it may have missed that
+// capacity change (missedUnblock). Ignored while disabled.
 func (b *BlockedEvals) Block(eval *structs.Evaluation) {
 	b.mu.Lock()
 	if !b.enabled {
 		b.mu.Unlock()
 		return
 	}
-	if eval.SnapshotIndex != 0 && eval.SnapshotIndex < b.unblockIndex {
+	if b.missedUnblock(eval) {
 		b.mu.Unlock()
 		b.enq.Enqueue(eval)
 		return

@@ -58,7 +58,7 @@ func upsertAllocsTxn(txn *memdb.Txn, index uint64, allocs []*structs.Allocation,
 		if raw != nil {
 			old := raw.(*structs.Allocation)
 			if a.Job != nil && old.Job != nil && a.Job.Priority < old.Job.Priority {
-				c.capacity = true // now preemptible by more jobs: blocked evals retry
+				c.capacityOnNode(txn, old.NodeID) // now preemptible by more jobs: blocked evals retry
 			}
 			a.CreateIndex = old.CreateIndex
 			a.ClientStatus = old.ClientStatus
@@ -143,7 +143,7 @@ func stopAllocsTxn(txn *memdb.Txn, index uint64, stops []*structs.Allocation, no
 		if err := txn.Insert(tableAllocs, a); err != nil {
 			return fmt.Errorf("stopping alloc %q: %w", a.ID, err)
 		}
-		c.capacity = true
+		c.capacityOnNode(txn, a.NodeID)
 		c.touchJob(a.Namespace, a.JobID)
 	}
 	if len(stops) == 0 {
@@ -193,7 +193,7 @@ func (s *StateStore) UpdateAllocsFromClient(index uint64, allocs []*structs.Allo
 			return fmt.Errorf("updating alloc %q: %w", a.ID, err)
 		}
 		if a.ClientTerminalStatus() && !old.ClientTerminalStatus() {
-			c.capacity = true
+			c.capacityOnNode(txn, a.NodeID)
 		}
 		// A client-terminal allocation's services go in the same write.
 		if a.ClientTerminalStatus() {

@@ -83,7 +83,7 @@ func (s *StateStore) finishNodeUpdate(txn *memdb.Txn, index uint64, node *struct
 	if err := setIndex(txn, tableNodes, index); err != nil {
 		return err
 	}
-	return s.commit(txn, index, &changes{capacity: node.Ready()})
+	return s.commit(txn, index, (&changes{}).capacityIf(node.Ready(), node))
 }
 
 // keepServerNodeFields carries the fields the servers own (drain,

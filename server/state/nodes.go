@@ -59,7 +59,8 @@ func (s *StateStore) UpsertNode(index uint64, node *structs.Node) error {
 	if err := setIndex(txn, tableNodes, index); err != nil {
 		return err
 	}
-	return s.commit(txn, index, &changes{capacity: nodeCapacityChanged(old, node), event: structs.TypeNodeRegistration})
+	c := &changes{event: structs.TypeNodeRegistration}
+	return s.commit(txn, index, c.capacityIf(nodeCapacityChanged(old, node), node))
 }
 
 // UpdateNodeStatus sets a node's status at index (heartbeat expiry,
@@ -91,7 +92,7 @@ func (s *StateStore) UpdateNodeStatus(index uint64, nodeID, status string, updat
 			return err
 		}
 	}
-	return s.commit(txn, index, &changes{capacity: node.Ready()})
+	return s.commit(txn, index, (&changes{}).capacityIf(node.Ready(), node))
 }
 
 // DeleteNode removes a node at index; unknown nodes are ignored.

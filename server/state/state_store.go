@@ -34,6 +34,15 @@ type Notifier interface {
 	JobStopped(namespace, jobID string)
 }
 
+// ClassNotifier is an optional interface of a Notifier: when a write's
+// capacity changes are all on nodes with a computed class, the store calls
+// CapacityChangedOn with those classes (sorted, distinct) instead of
+// CapacityChanged, so blocked evals that found the classes infeasible stay
+// blocked (Nomad's BlockedEvals.Unblock(computedClass, index)).
+type ClassNotifier interface {
+	CapacityChangedOn(index uint64, classes []string)
+}
+
 // CommitObserver is an optional interface of a Notifier: Committed is called
 // after every write (after the Notifier's other calls for it), with the
 // write's index, from the FSM's goroutine. The randomized concurrency test
@@ -162,8 +171,13 @@ func (s *StateStore) SnapshotMinIndex(ctx context.Context, index uint64) (*State
 type changes struct {
 	evals    []*structs.Evaluation
 	capacity bool
-	stopped  []structs.NamespacedID
-	jobs     map[structs.NamespacedID]struct{} // jobs whose status to recompute
+	// capClasses are the computed classes of the nodes whose capacity
+	// changed; capAll: some change had no class (every blocked eval may
+	// place more). See capacityOn.
+	capClasses map[string]struct{}
+	capAll     bool
+	stopped    []structs.NamespacedID
+	jobs       map[structs.NamespacedID]struct{} // jobs whose status to recompute
 	// event is the stream's event type of the write (events.go); empty:
 	// each table's default.
 	event string
@@ -202,7 +216,7 @@ func (s *StateStore) commit(txn *memdb.Txn, index uint64, c *changes) error {
 		n.JobStopped(j.Namespace, j.ID)
 	}
 	if c.capacity {
-		n.CapacityChanged(index)
+		notifyCapacity(n, index, c)
 	}
 	if o, ok := n.(CommitObserver); ok {
 		o.Committed(index)

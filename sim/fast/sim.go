@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"github.com/nomadish/nomadish/scheduler"
 	"github.com/nomadish/nomadish/server/broker"
 	"github.com/nomadish/nomadish/server/planapply"
 	"github.com/nomadish/nomadish/server/state"
@@ -49,6 +50,7 @@ type Sim struct {
 	// at nodesCacheAt (nodes_cache.go).
 	nodesChanged, nodesCacheAt uint64
 	nodesCache                 []*structs.Node
+	readyCache                 scheduler.ReadyCache
 
 	jobs map[string]*jobInfo
 	// err is a failure found where no error can be returned (fail).

@@ -100,6 +100,10 @@ func (n notifier) EvalsUpserted(evals []*structs.Evaluation) {
 
 func (n notifier) CapacityChanged(index uint64) { n.s.blocked.Unblock(index) }
 
+func (n notifier) CapacityChangedOn(index uint64, classes []string) {
+	n.s.blocked.UnblockClasses(index, classes)
+}
+
 func (n notifier) JobStopped(namespace, jobID string) { n.s.blocked.UntrackJob(namespace, jobID) }
 
 // unblocked collects evals the blocked set releases; the broker takes them
