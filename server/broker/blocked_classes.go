@@ -27,24 +27,21 @@ func wakes(e *structs.Evaluation, classes []string) bool {
 // without a snapshot index are taken as current. Called with mu held.
 func (b *BlockedEvals) missedUnblock(eval *structs.Evaluation) bool {
 	snap := eval.SnapshotIndex
-	if snap == 0 || (snap >= b.unblockIndex && snap >= b.classMax) {
+	switch {
+	case snap == 0:
+		return false
+	case snap < b.unblockIndex:
+		return true
+	case snap >= b.classMax:
 		return false
 	}
-	if snap < b.unblockIndex {
-		return true
-	}
-	if eval.EscapedComputedClass || len(eval.ClassEligibility) == 0 {
-		return true
-	}
+	var changed []string // not empty: some class changed after snap
 	for class, idx := range b.classIndex {
-		if idx <= snap {
-			continue
-		}
-		if elig, seen := eval.ClassEligibility[class]; !seen || elig {
-			return true
+		if idx > snap {
+			changed = append(changed, class)
 		}
 	}
-	return false
+	return wakes(eval, changed)
 }
 
 // UnblockClasses is Unblock for a capacity change at index on nodes of
