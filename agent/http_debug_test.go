@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nomadish/nomadish/agent/config"
 )
@@ -58,5 +59,24 @@ func TestEnableDebugConfig(t *testing.T) {
 	}
 	if !c.EnableDebug || config.DefaultConfig().EnableDebug || !config.DefaultConfig().Merge(c).EnableDebug {
 		t.Fatalf("enable_debug: loaded %v, default %v, merged %v", c.EnableDebug, config.DefaultConfig().EnableDebug, config.DefaultConfig().Merge(c).EnableDebug)
+	}
+}
+
+// TestProfileWait: a CPU profile or trace of N seconds gets N seconds
+// before its write deadline starts (a 60 s profile was cut at 30 s).
+func TestProfileWait(t *testing.T) {
+	for target, want := range map[string]time.Duration{
+		"/debug/pprof/profile?seconds=60":   60 * time.Second,
+		"/debug/pprof/trace?seconds=5":      5 * time.Second,
+		"/debug/pprof/profile":              0,
+		"/debug/pprof/profile?seconds=x":    0,
+		"/debug/pprof/profile?seconds=-3":   0,
+		"/debug/pprof/profile?seconds=9999": maxQueryWait,
+		"/debug/pprof/heap?seconds=60":      0,
+		"/v1/jobs?seconds=60":               0,
+	} {
+		if got := profileWait(httptest.NewRequest("GET", target, nil)); got != want {
+			t.Errorf("%s: wait %s, want %s", target, got, want)
+		}
 	}
 }

@@ -50,6 +50,7 @@ func limitRequests(next http.Handler, blocking *connlimit.Limiter, conns *connTr
 			r.Body = &progressBody{ReadCloser: r.Body, rc: rc}
 		}
 		if !streaming(r) {
+			wait = max(wait, profileWait(r))
 			_ = rc.SetWriteDeadline(time.Now().Add(wait + httpWriteTimeout))
 		}
 		next.ServeHTTP(w, r)
@@ -75,6 +76,20 @@ func queryWait(r *http.Request) (time.Duration, bool) {
 // streaming reports whether r's response is a stream with no fixed end:
 // log follows, the snapshot download, the event stream, websocket
 // upgrades (alloc exec).
+// profileWait is how long a CPU profile or execution trace
+// (/debug/pprof/profile or /trace, ?seconds=N) takes before it answers:
+// its write deadline starts after that, as a blocking query's does.
+func profileWait(r *http.Request) time.Duration {
+	if r.URL.Path != "/debug/pprof/profile" && r.URL.Path != "/debug/pprof/trace" {
+		return 0
+	}
+	secs, err := strconv.ParseInt(r.URL.Query().Get("seconds"), 10, 64)
+	if err != nil || secs <= 0 {
+		return 0
+	}
+	return min(time.Duration(secs)*time.Second, maxQueryWait)
+}
+
 func streaming(r *http.Request) bool {
 	return strings.HasPrefix(r.URL.Path, "/v1/client/fs/") ||
 		(r.Method == http.MethodGet && r.URL.Path == "/v1/operator/snapshot") ||

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime/pprof"
 	"time"
 
 	"github.com/nomadish/nomadish/sim/full"
@@ -33,6 +34,9 @@ func simClusterCommand(m *Meta, args []string) int {
 	f.IntVar(&cfg.ProfileSeconds, "profile", 10, "seconds of CPU profile of the leader, from when the jobs are submitted (0: none)")
 	f.StringVar(&cfg.CPUProfile, "cpuprofile", "", "save the leader's CPU profile (pprof, -profile seconds) here")
 	f.StringVar(&cfg.HeapProfile, "heapprofile", "", "save the leader's heap profile (pprof) here once every allocation runs")
+	f.StringVar(&cfg.ServerGOGC, "server-gogc", "", "GOGC of the server processes: a percentage or off (default: this process's environment)")
+	f.StringVar(&cfg.ServerMemLimit, "server-memlimit", "", "GOMEMLIMIT of the server processes, e.g. 14GiB (default: this process's environment)")
+	fleetProfile := f.String("fleet-cpuprofile", "", "save a CPU profile (pprof) of this process, the simulated clients, for the whole run here")
 	asJSON := f.Bool("json", false, "print the report as JSON")
 	quiet := f.Bool("quiet", false, "no progress lines on stderr")
 	pos, code, ok := m.parse(f, args)
@@ -49,6 +53,13 @@ func simClusterCommand(m *Meta, args []string) int {
 	cfg.Binary = bin
 	if !*quiet {
 		cfg.Progress = func(format string, args ...any) { fmt.Fprintf(m.Err, "sim: "+format+"\n", args...) }
+	}
+	if *fleetProfile != "" {
+		stop, err := startCPUProfile(*fleetProfile)
+		if err != nil {
+			return m.errorf("-fleet-cpuprofile: %v", err)
+		}
+		defer stop()
 	}
 	rep, runErr := full.Run(cfg)
 	if rep == nil {
@@ -106,3 +117,16 @@ func printFullReport(m *Meta, r *report.Report) {
 }
 
 func mib(b uint64) float64 { return float64(b) / (1 << 20) }
+
+// startCPUProfile profiles this process into path until stop is called.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}

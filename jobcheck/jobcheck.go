@@ -95,7 +95,7 @@ type names []string
 
 // builtinNames are the built-in drivers' names, for a caller without the
 // catalog (TestBuiltinNamesMatchCatalog keeps them drivers/catalog's).
-var builtinNames = names{"docker", "exec", "mock_driver", "qemu", "raw_exec"}
+var builtinNames = names{"docker", "exec", "mock_driver", "qemu", "raw_exec", "virt"}
 
 func (n names) TaskSchema(driver string) (*schema.Schema, bool) {
 	i := sort.SearchStrings(n, driver)

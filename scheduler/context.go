@@ -15,6 +15,7 @@ const maxScoreMeta = 5
 // current Select. It is owned by the goroutine running Process.
 type evalContext struct {
 	state   State
+	sums    NodeUsageState // state's per-node sums, when it keeps them (nil: add the allocs up)
 	plan    *structs.Plan
 	metrics *structs.AllocMetric
 	err     error // first state error met by an iterator; Select reports it
@@ -43,7 +44,8 @@ type evalContext struct {
 }
 
 func newEvalContext(state State, plan *structs.Plan) *evalContext {
-	return &evalContext{state: state, plan: plan, nodeAllocs: map[string][]*structs.Allocation{},
+	sums, _ := state.(NodeUsageState)
+	return &evalContext{state: state, sums: sums, plan: plan, nodeAllocs: map[string][]*structs.Allocation{},
 		planWasEmpty: len(plan.NodeAllocation)+len(plan.NodeUpdate)+len(plan.NodePreemptions) == 0}
 }
 

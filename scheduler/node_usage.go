@@ -17,7 +17,8 @@ import (
 type nodeUsage struct {
 	structs.Usage // Avail: node.Comparable(), computed once; Used: the proposed allocs' sum
 
-	existing []*structs.Allocation // the state's live allocs on the node
+	existing []*structs.Allocation // the state's live allocs on the node (nil when summed: see summed)
+	summed   bool                  // Used started from the state's sum (NodeUsageState): existing was not read
 	placed   int                   // len(plan.NodeAllocation[node]) accounted for
 	removed  int                   // len(NodeUpdate)+len(NodePreemptions) accounted for
 }
@@ -44,11 +45,11 @@ func (c *evalContext) usage(n *structs.Node) (*nodeUsage, error) {
 // fresh says the usage returned is new: the caller remembers it.
 func (c *evalContext) usageWith(n *structs.Node, u *nodeUsage, removed int, placed []*structs.Allocation) (_ *nodeUsage, fresh bool, _ error) {
 	if u == nil && removed == 0 && len(placed) == 0 {
-		existing, err := c.stateAllocs(n.ID)
+		live, err := c.liveCount(n.ID)
 		if err != nil {
 			return nil, false, err
 		}
-		if len(existing) == 0 {
+		if live == 0 {
 			c.pristine = nodeUsage{Usage: structs.NewUsage(n)}
 			return &c.pristine, false, nil
 		}
@@ -57,10 +58,12 @@ func (c *evalContext) usageWith(n *structs.Node, u *nodeUsage, removed int, plac
 		return c.recomputeUsage(n, u, removed, placed)
 	}
 	for _, a := range placed[u.placed:] {
-		for _, e := range u.existing {
-			if e.ID == a.ID { // an in-place update: the old version leaves
-				return c.recomputeUsage(n, u, removed, placed)
-			}
+		inPlace, err := c.liveInState(u, n.ID, a.ID)
+		if err != nil {
+			return nil, false, err
+		}
+		if inPlace { // an in-place update: the old version leaves
+			return c.recomputeUsage(n, u, removed, placed)
 		}
 		u.Add(a)
 	}
@@ -81,6 +84,25 @@ func (c *evalContext) recomputeUsage(n *structs.Node, u *nodeUsage, removed int,
 	u.Used = structs.ComparableResources{}
 	u.placed = len(placed)
 	u.removed = removed
+	u.summed = false
+	if removed == 0 && c.sums != nil { // the state's sum, less in-place updates' old versions
+		used, _, err := c.sums.NodeLiveUsage(n.ID)
+		if err != nil {
+			return nil, false, fmt.Errorf("reading the usage of node %q: %w", n.ID, err)
+		}
+		u.Used, u.summed, u.existing = used, true, nil
+		for _, a := range placed {
+			old, err := c.sums.AllocByID(a.ID)
+			if err != nil {
+				return nil, false, fmt.Errorf("looking up alloc %q: %w", a.ID, err)
+			}
+			if old != nil && old.NodeID == n.ID && !old.TerminalStatus() {
+				u.Used.Subtract(old.AllocatedResources.Comparable())
+			}
+			u.Add(a)
+		}
+		return u, fresh, nil
+	}
 	if removed == 0 { // proposedAllocs' sum, without building its slice
 		existing, err := c.stateAllocs(n.ID)
 		if err != nil {
@@ -106,6 +128,35 @@ func (c *evalContext) recomputeUsage(n *structs.Node, u *nodeUsage, removed int,
 		u.Add(a)
 	}
 	return u, fresh, nil
+}
+
+// liveCount is how many live allocations the state holds on the node.
+func (c *evalContext) liveCount(id string) (int, error) {
+	if c.sums != nil {
+		if existing, ok := c.nodeAllocs[id]; ok {
+			return len(existing), nil
+		}
+		_, live, err := c.sums.NodeLiveUsage(id)
+		if err != nil {
+			return 0, fmt.Errorf("reading the usage of node %q: %w", id, err)
+		}
+		return live, nil
+	}
+	existing, err := c.stateAllocs(id)
+	return len(existing), err
+}
+
+// liveInState reports whether the state holds allocation id live on the
+// node whose usage is u: a placement of it is an in-place update.
+func (c *evalContext) liveInState(u *nodeUsage, nodeID, id string) (bool, error) {
+	if !u.summed {
+		return hasAlloc(u.existing, id), nil
+	}
+	old, err := c.sums.AllocByID(id)
+	if err != nil {
+		return false, fmt.Errorf("looking up alloc %q: %w", id, err)
+	}
+	return old != nil && old.NodeID == nodeID && !old.TerminalStatus(), nil
 }
 
 // hasAlloc reports whether allocs holds an allocation with the ID (an

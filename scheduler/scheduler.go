@@ -94,3 +94,15 @@ func supportedType(schedType string) error {
 	}
 	return fmt.Errorf("unknown scheduler type %q", schedType)
 }
+
+// NodeUsageState is an optional State that keeps each node's live usage
+// (the server's state store: its node_usage table, in the same transaction
+// as the allocations): the ranker then starts a node's usage from its sum
+// instead of listing and adding its allocations, and reads allocations by
+// ID to take an in-place update's old version out.
+type NodeUsageState interface {
+	// NodeLiveUsage is the sum of the node's live allocations' comparable
+	// resources and their number.
+	NodeLiveUsage(nodeID string) (structs.ComparableResources, int, error)
+	AllocByID(id string) (*structs.Allocation, error) // nil, nil when absent
+}

@@ -160,3 +160,13 @@ func usableCores(node *Node) map[uint16]bool {
 	}
 	return out
 }
+
+// HoldsPortsOrCores reports whether the live allocation holds host ports or
+// reserved cores: what AllocsFit checks beyond the cpu, memory and disk sums.
+// A plan placing none such on a node needs only the sums there.
+func (a *Allocation) HoldsPortsOrCores() bool {
+	if a.TerminalStatus() || a.AllocatedResources == nil {
+		return false
+	}
+	return len(a.AllocatedResources.Shared.Ports) > 0 || holdsCores(a)
+}

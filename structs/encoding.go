@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"fmt"
 	"reflect"
+	"sync"
 
 	"github.com/hashicorp/go-msgpack/v2/codec"
 )
@@ -34,18 +35,31 @@ func NewMsgpackHandle() *codec.MsgpackHandle {
 // Encode writes a message type byte followed by the msgpack of msg: the
 // format of every raft log entry (CONVENTIONS 9).
 func Encode(t MessageType, msg any) ([]byte, error) {
-	var buf bytes.Buffer
+	// Encoded in a pooled buffer, then copied out exactly as long as the
+	// entry: raft's log cache keeps the last 512 entries' bytes in memory,
+	// and growing a fresh buffer to a plan of 10,000 placements (several
+	// MB) allocated two to three times its size every time.
+	buf := encodeBufs.Get().(*bytes.Buffer)
+	defer putEncodeBuf(buf)
 	buf.WriteByte(uint8(t))
-	if err := codec.NewEncoder(&buf, MsgpackHandle).Encode(msg); err != nil {
+	if err := codec.NewEncoder(buf, MsgpackHandle).Encode(msg); err != nil {
 		return nil, fmt.Errorf("encoding message type %d: %w", t, err)
 	}
-	// Exactly as long as the entry: raft's log cache keeps the last 512
-	// entries' bytes in memory, and a grown buffer has up to as much
-	// unused room again (a plan of 10,000 placements is several MB).
-	if b := buf.Bytes(); cap(b)-len(b) > len(b)/16 {
-		return bytes.Clone(b), nil
+	return bytes.Clone(buf.Bytes()), nil
+}
+
+// encodeBufs are Encode's buffers; one grown past maxPooledEncodeBuf is
+// dropped rather than kept for ever.
+var encodeBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+const maxPooledEncodeBuf = 64 << 20
+
+func putEncodeBuf(b *bytes.Buffer) {
+	if b.Cap() > maxPooledEncodeBuf {
+		return
 	}
-	return buf.Bytes(), nil
+	b.Reset()
+	encodeBufs.Put(b)
 }
 
 // Decode reads msgpack into out.

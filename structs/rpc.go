@@ -27,6 +27,13 @@ type QueryOptions struct {
 	Reverse   bool
 }
 
+// IsRead marks requests embedding QueryOptions as reads (the RPC layer's
+// forwarding rule, without reflection: promoted to every *XxxRequest).
+func (q *QueryOptions) IsRead() bool { return true }
+
+// AllowStaleRead reports whether any server may answer.
+func (q *QueryOptions) AllowStaleRead() bool { return q.AllowStale }
+
 // QueryMeta is returned with every read.
 type QueryMeta struct {
 	// Index is the state index the answer reflects (X-Nomad-Index).

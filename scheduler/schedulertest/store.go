@@ -264,3 +264,20 @@ func (s *Store) SetNodePool(p *structs.NodePool) {
 	}
 	s.pools[p.Name] = p
 }
+
+// NodeLiveUsage sums the node's live allocations: the server's store keeps
+// this sum per node (scheduler.NodeUsageState); this store adds it up.
+func (s *Store) NodeLiveUsage(nodeID string) (structs.ComparableResources, int, error) {
+	var used structs.ComparableResources
+	live := 0
+	for id := range s.byNode[nodeID] {
+		if a := s.allocs[id]; !a.TerminalStatus() {
+			used.Add(a.AllocatedResources.Comparable())
+			live++
+		}
+	}
+	return used, live, nil
+}
+
+// AllocByID returns the allocation (nil when absent).
+func (s *Store) AllocByID(id string) (*structs.Allocation, error) { return s.allocs[id], nil }

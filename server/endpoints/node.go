@@ -132,7 +132,7 @@ func (e *Node) UpdateStatus(args *structs.NodeUpdateStatusRequest, reply *struct
 // come with it (AuthToken or SecretID): ErrNodeSecretMismatch otherwise.
 // MigrateTokens carries the migrate tokens of its migrating allocations.
 func (e *Node) GetClientAllocs(args *structs.NodeSpecificRequest, reply *structs.NodeClientAllocsResponse) error {
-	return e.d.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
+	err := e.d.blockingRPC(&args.QueryOptions, &reply.QueryMeta, func(ws memdb.WatchSet, st *state.StateSnapshot) (uint64, error) {
 		node, err := st.NodeByID(ws, args.NodeID)
 		if err != nil {
 			return 0, err
@@ -140,30 +140,61 @@ func (e *Node) GetClientAllocs(args *structs.NodeSpecificRequest, reply *structs
 		if err := AuthenticateNode(node, nodeSecret(args.AuthToken, args.SecretID)); err != nil {
 			return 0, err
 		}
-		allocs, err := st.AllocsByNode(ws, args.NodeID)
+		// The node's row moves only when the server changes one of its
+		// allocations (or deletes one): a client's own status report does
+		// not wake this query, and a wake-up with nothing new for the
+		// client lists nothing (reply.Allocs stays nil: see below).
+		at, err := st.NodeAllocsIndex(ws, args.NodeID)
 		if err != nil {
 			return 0, err
 		}
-		reply.Allocs = make(map[string]uint64, len(allocs))
-		var index uint64
-		for _, a := range allocs {
-			reply.Allocs[a.ID] = a.AllocModifyIndex
-			index = max(index, a.AllocModifyIndex)
+		if args.MinQueryIndex > 0 && at > 0 && at <= args.MinQueryIndex {
+			reply.Allocs, reply.MigrateTokens = nil, nil
+			return at, nil
 		}
-		if reply.MigrateTokens, err = migrateTokens(st, allocs); err != nil { // node_migrate.go
-			return 0, err
-		}
-		if len(allocs) == 0 {
-			return st.Index(state.TableAllocs)
-		}
-		// A garbage-collected allocation lowers nothing above: answer the
-		// deletion's index too, or the client would never hear of it.
-		removed, err := st.NodeAllocsRemovedIndex(args.NodeID)
-		if err != nil {
-			return 0, err
-		}
-		return max(index, removed), nil
+		return clientAllocs(st, args.NodeID, reply)
 	})
+	if err != nil || reply.Allocs != nil {
+		return err
+	}
+	// The wait ended (its time was up) on a run that listed nothing: the
+	// answer is always the node's whole map, or the client would take the
+	// missing allocations for removed ones and destroy them.
+	idx, err := clientAllocs(e.d.State().Snapshot(), args.NodeID, reply)
+	reply.Index = max(idx, 1)
+	return err
+}
+
+// clientAllocs fills reply with the node's allocations (ID to
+// AllocModifyIndex) and its migrate tokens, and returns the index the
+// answer stands for.
+func clientAllocs(st *state.StateSnapshot, nodeID string, reply *structs.NodeClientAllocsResponse) (uint64, error) {
+	reply.Allocs = map[string]uint64{}
+	var index uint64
+	var migrating []*structs.Allocation
+	if err := st.EachAllocOnNode(nodeID, func(a *structs.Allocation) {
+		reply.Allocs[a.ID] = a.AllocModifyIndex
+		index = max(index, a.AllocModifyIndex)
+		if shouldMigrate(a) {
+			migrating = append(migrating, a)
+		}
+	}); err != nil {
+		return 0, err
+	}
+	var err error
+	if reply.MigrateTokens, err = migrateTokens(st, migrating); err != nil { // node_migrate.go
+		return 0, err
+	}
+	if len(reply.Allocs) == 0 {
+		return st.Index(state.TableAllocs)
+	}
+	// A garbage-collected allocation lowers nothing above: answer the
+	// deletion's index too, or the client would never hear of it.
+	removed, err := st.NodeAllocsRemovedIndex(nodeID)
+	if err != nil {
+		return 0, err
+	}
+	return max(index, removed), nil
 }
 
 // UpdateAlloc takes client status reports. Reports are batched for

@@ -46,6 +46,9 @@ func evaluateNode(snap Snapshot, p *structs.Plan, nodeID string) (bool, string, 
 	if node.Status != structs.NodeStatusReady {
 		return false, fmt.Sprintf("node is %s, not ready for placements", node.Status), nil
 	}
+	if us, ok := sums(snap); ok && summable(place) {
+		return fitsBySums(us, node, p, nodeID)
+	}
 	existing, err := snap.LiveAllocsByNode(nodeID)
 	if err != nil {
 		return false, "", fmt.Errorf("looking up allocs of node %q: %w", nodeID, err)

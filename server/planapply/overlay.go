@@ -14,6 +14,9 @@ import "github.com/nomadish/nomadish/structs"
 type overlay struct {
 	Snapshot
 	byNode map[string]*nodeDelta
+	// placed and stopped by ID, for AllocByID (evaluate_sums.go).
+	placed  map[string]*structs.Allocation
+	stopped map[string]bool
 }
 
 // nodeDelta is a pending result's part on one node.
@@ -28,7 +31,8 @@ func newOverlay(snap Snapshot, req *structs.ApplyPlanResultsRequest) Snapshot {
 	if req == nil {
 		return snap
 	}
-	o := &overlay{Snapshot: snap, byNode: map[string]*nodeDelta{}}
+	o := &overlay{Snapshot: snap, byNode: map[string]*nodeDelta{},
+		placed: map[string]*structs.Allocation{}, stopped: map[string]bool{}}
 	delta := func(node string) *nodeDelta {
 		d := o.byNode[node]
 		if d == nil {
@@ -40,11 +44,13 @@ func newOverlay(snap Snapshot, req *structs.ApplyPlanResultsRequest) Snapshot {
 	for _, list := range [][]*structs.Allocation{req.AllocsStopped, req.AllocsPreempted} {
 		for _, a := range list {
 			delta(a.NodeID).remove[a.ID] = true
+			o.stopped[a.ID] = true
 		}
 	}
 	for _, a := range req.AllocsPlaced {
 		d := delta(a.NodeID)
 		d.remove[a.ID] = true
+		o.placed[a.ID] = a
 		if !a.TerminalStatus() {
 			d.place = append(d.place, a)
 		}

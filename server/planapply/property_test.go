@@ -17,6 +17,7 @@ import (
 func TestPropertyNoNodeOverCommitted(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		store := planapplytest.NewStore()
+		store.KeepSums = rapid.Bool().Draw(rt, "sums") // the server's store keeps them: fitsBySums
 		nodes := []string{"n0", "n1", "n2", "gone"}
 		for _, id := range nodes[:3] {
 			n := planapplytest.Node(id, int64(rapid.IntRange(0, 2000).Draw(rt, "cpu")), 1000)

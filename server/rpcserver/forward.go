@@ -28,6 +28,13 @@ const (
 	kindWrite                // the leader
 )
 
+// readRequest is what embedding structs.QueryOptions gives a request's
+// pointer.
+type readRequest interface {
+	IsRead() bool
+	AllowStaleRead() bool
+}
+
 // kindOf classifies method from its args: Status.* is local; args embedding
 // QueryOptions are reads; everything else (WriteRequest and the rest) is a
 // write, which is the safe default.
@@ -35,13 +42,17 @@ func kindOf(method string, args any) (rpcKind, bool) {
 	if strings.HasPrefix(method, "Status.") {
 		return kindLocal, false
 	}
-	v := reflect.ValueOf(args)
+	if r, ok := args.(readRequest); ok { // *XxxRequest embedding QueryOptions
+		return kindRead, r.AllowStaleRead()
+	}
+	v := reflect.ValueOf(args) // a struct value (tests), not a pointer
+
 	if v.Kind() == reflect.Pointer && !v.IsNil() {
 		v = v.Elem()
 	}
 	if v.Kind() == reflect.Struct {
 		if q := v.FieldByName("QueryOptions"); q.IsValid() && q.Type() == reflect.TypeOf(structs.QueryOptions{}) {
-			return kindRead, q.Interface().(structs.QueryOptions).AllowStale
+			return kindRead, q.FieldByName("AllowStale").Bool()
 		}
 	}
 	return kindWrite, false

@@ -19,6 +19,10 @@ func TestKindOf(t *testing.T) {
 		{"Job.Register", &structs.JobRegisterRequest{}, kindWrite, false},
 		{"Job.List", &structs.JobListRequest{}, kindRead, false},
 		{"Job.List", &structs.JobListRequest{QueryOptions: structs.QueryOptions{AllowStale: true}}, kindRead, true},
+		// By value (no promoted pointer methods): the reflection path.
+		{"Job.List", structs.JobListRequest{QueryOptions: structs.QueryOptions{AllowStale: true}}, kindRead, true},
+		{"Job.List", structs.JobListRequest{}, kindRead, false},
+		{"Job.Register", structs.JobRegisterRequest{}, kindWrite, false},
 	}
 	for _, c := range cases {
 		kind, stale := kindOf(c.method, c.args)

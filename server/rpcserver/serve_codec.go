@@ -52,7 +52,7 @@ func (s *Server) serveRPCCodec(codec *serverCodec) {
 			continue // answered already
 		}
 		wg.Add(1)
-		go func(req rpc.Request) {
+		s.calls.Go(func() { // a reused goroutine: its stack is grown already
 			defer wg.Done()
 			var err error
 			func() {
@@ -64,7 +64,7 @@ func (s *Server) serveRPCCodec(codec *serverCodec) {
 				}
 			}()
 			s.writeRPCResponse(codec, &sending, &req, reply, err)
-		}(req)
+		})
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/nomadish/nomadish/internal/gopool"
 	"github.com/nomadish/nomadish/internal/tlsutil"
 	"github.com/nomadish/nomadish/rpcclient"
 )
@@ -93,6 +94,10 @@ type Server struct {
 	restoreReading atomic.Bool
 
 	wg sync.WaitGroup // the accept loop
+
+	// calls runs each RPC request of the port's conversations
+	// (serve_codec.go) on a reused goroutine; closed by Close.
+	calls *gopool.Pool
 }
 
 // New builds the transport; it serves nothing until Serve.
@@ -109,6 +114,7 @@ func New(cfg Config) *Server {
 		rpcServer: rpc.NewServer(), methods: map[string]rpcMethod{},
 		peers: rpcclient.NewPool(out, cfg.Logger.Named("forward")),
 		conns: map[net.Conn]struct{}{},
+		calls: gopool.New(30 * time.Second),
 	}
 }
 
@@ -151,4 +157,5 @@ func (s *Server) StopAccepting() {
 func (s *Server) Close() {
 	s.wg.Wait()
 	s.closeConns()
+	s.calls.Close()
 }

@@ -55,8 +55,9 @@ func upsertAllocsTxn(txn *memdb.Txn, index uint64, allocs []*structs.Allocation,
 		if a.Job == nil {
 			a.Job = job
 		}
+		var old *structs.Allocation
 		if raw != nil {
-			old := raw.(*structs.Allocation)
+			old = raw.(*structs.Allocation)
 			if a.Job != nil && old.Job != nil && a.Job.Priority < old.Job.Priority {
 				c.capacityOnNode(txn, old.NodeID) // now preemptible by more jobs: blocked evals retry
 			}
@@ -75,8 +76,8 @@ func upsertAllocsTxn(txn *memdb.Txn, index uint64, allocs []*structs.Allocation,
 		}
 		a.ModifyIndex = index
 		a.AllocModifyIndex = index
-		if err := txn.Insert(tableAllocs, a); err != nil {
-			return fmt.Errorf("inserting alloc %q: %w", a.ID, err)
+		if err := putAllocTxn(txn, old, a); err != nil {
+			return err
 		}
 		c.touchJob(a.Namespace, a.JobID)
 	}
@@ -125,7 +126,8 @@ func stopAllocsTxn(txn *memdb.Txn, index uint64, stops []*structs.Allocation, no
 		if raw == nil {
 			continue
 		}
-		cp := *raw.(*structs.Allocation) // shallow: only top-level fields change
+		old := raw.(*structs.Allocation)
+		cp := *old // shallow: only top-level fields change
 		a := &cp
 		a.DesiredStatus = stop.DesiredStatus
 		a.DesiredDescription = stop.DesiredDescription
@@ -140,8 +142,8 @@ func stopAllocsTxn(txn *memdb.Txn, index uint64, stops []*structs.Allocation, no
 		if now != 0 {
 			a.ModifyTime = now
 		}
-		if err := txn.Insert(tableAllocs, a); err != nil {
-			return fmt.Errorf("stopping alloc %q: %w", a.ID, err)
+		if err := putAllocTxn(txn, old, a); err != nil {
+			return fmt.Errorf("stopping: %w", err)
 		}
 		c.capacityOnNode(txn, a.NodeID)
 		c.touchJob(a.Namespace, a.JobID)
@@ -189,8 +191,8 @@ func (s *StateStore) UpdateAllocsFromClient(index uint64, allocs []*structs.Allo
 		if upd.ModifyTime != 0 {
 			a.ModifyTime = upd.ModifyTime
 		}
-		if err := txn.Insert(tableAllocs, a); err != nil {
-			return fmt.Errorf("updating alloc %q: %w", a.ID, err)
+		if err := putAllocTxn(txn, old, a); err != nil {
+			return err
 		}
 		if a.ClientTerminalStatus() && !old.ClientTerminalStatus() {
 			c.capacityOnNode(txn, a.NodeID)
@@ -251,6 +253,20 @@ func allocsByNode(txn *memdb.Txn, ws memdb.WatchSet, nodeID string) ([]*structs.
 	out, err := allocsBy(txn, ws, "node_terminal_prefix", nodeID+"\x00")
 	slices.SortFunc(out, func(a, b *structs.Allocation) int { return strings.Compare(a.ID, b.ID) })
 	return out, err
+}
+
+// EachAllocOnNode calls fn with each of the node's allocations, terminal
+// ones included, in no set order, without building a list (a node's alloc
+// watch answers with a map of them all, on every change).
+func (r reader) EachAllocOnNode(nodeID string, fn func(*structs.Allocation)) error {
+	it, err := r.db.Txn(false).Get(tableAllocs, "node_terminal_prefix", nodeID+"\x00")
+	if err != nil {
+		return fmt.Errorf("listing allocs of node %q: %w", nodeID, err)
+	}
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		fn(raw.(*structs.Allocation))
+	}
+	return nil
 }
 
 // AllocsByNodeTerminal returns a node's allocations whose TerminalStatus is

@@ -277,13 +277,14 @@ func clearPromotedCanariesTxn(txn *memdb.Txn, index uint64, d *structs.Deploymen
 			if raw == nil || !raw.(*structs.Allocation).DeploymentStatus.IsCanary() {
 				continue
 			}
-			a := *raw.(*structs.Allocation) // shallow: only the deployment status changes
+			old := raw.(*structs.Allocation)
+			a := *old // shallow: only the deployment status changes
 			ds := *a.DeploymentStatus
 			ds.Canary, ds.ModifyIndex = false, index
 			a.DeploymentStatus = &ds
 			a.ModifyIndex, a.AllocModifyIndex = index, index
-			if err := txn.Insert(tableAllocs, &a); err != nil {
-				return fmt.Errorf("promoting canary %q: %w", id, err)
+			if err := putAllocTxn(txn, old, &a); err != nil {
+				return fmt.Errorf("promoting canary: %w", err)
 			}
 			c.touchJob(a.Namespace, a.JobID)
 		}

@@ -190,6 +190,9 @@ func deleteAllocTxn(txn *memdb.Txn, index uint64, a *structs.Allocation) error {
 	if err := txn.Delete(tableAllocs, a); err != nil {
 		return fmt.Errorf("deleting alloc %q: %w", a.ID, err)
 	}
+	if err := moveNodeUsage(txn, a, nil); err != nil {
+		return err
+	}
 	if err := setIndex(txn, nodeAllocsRemovedKey(a.NodeID), index); err != nil {
 		return err
 	}
@@ -249,6 +252,9 @@ func reapNodesTxn(txn *memdb.Txn, ids []string, out *structs.GCReapResponse) err
 		}
 		if err := txn.Delete(tableNodes, n); err != nil {
 			return fmt.Errorf("deleting node %q: %w", id, err)
+		}
+		if err := forgetNodeRowTxn(txn, id); err != nil {
+			return err
 		}
 		if _, err := deleteServicesTxn(txn, "node_id", id); err != nil {
 			return fmt.Errorf("deleting services of node %q: %w", id, err)

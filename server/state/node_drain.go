@@ -112,7 +112,8 @@ func (s *StateStore) UpdateAllocsDesiredTransitions(index uint64, transitions ma
 		if raw == nil || t == nil {
 			continue
 		}
-		cp := *raw.(*structs.Allocation) // shallow: only DesiredTransition changes
+		old := raw.(*structs.Allocation)
+		cp := *old // shallow: only DesiredTransition changes
 		a := &cp
 		if t.Migrate != nil {
 			m := *t.Migrate
@@ -123,8 +124,8 @@ func (s *StateStore) UpdateAllocsDesiredTransitions(index uint64, transitions ma
 			a.DesiredTransition.ForceReschedule = &f
 		}
 		a.ModifyIndex = index
-		if err := txn.Insert(tableAllocs, a); err != nil {
-			return fmt.Errorf("updating alloc %q: %w", a.ID, err)
+		if err := putAllocTxn(txn, old, a); err != nil {
+			return err
 		}
 	}
 	if err := setIndex(txn, tableAllocs, index); err != nil {

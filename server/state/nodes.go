@@ -102,6 +102,9 @@ func (s *StateStore) DeleteNode(index uint64, nodeID string) error {
 	if _, err := txn.DeleteAll(tableNodes, "id", nodeID); err != nil {
 		return fmt.Errorf("deleting node %q: %w", nodeID, err)
 	}
+	if err := forgetNodeRowTxn(txn, nodeID); err != nil {
+		return err
+	}
 	if err := setIndex(txn, tableNodes, index); err != nil {
 		return err
 	}

@@ -41,6 +41,10 @@ var persistedTables = []struct {
 	{tableJobSubmissions, recordJobSubmission},
 }
 
+// derivedTables are rebuilt from the persisted ones as they are restored
+// (Restore), not written to snapshots.
+var derivedTables = []string{tableNodeUsage}
+
 // Persist writes every object of the snapshot to w as a msgpack stream (for
 // raft snapshots).
 func (s *StateSnapshot) Persist(w io.Writer) error {
@@ -95,6 +99,11 @@ func Restore(r io.Reader, logger hclog.Logger) (*StateStore, error) {
 		}
 		if err := txn.Insert(table, obj); err != nil {
 			return nil, fmt.Errorf("restoring %s: %w", table, err)
+		}
+		if a, ok := obj.(*structs.Allocation); ok { // derivedTables
+			if err := moveNodeUsage(txn, nil, a); err != nil {
+				return nil, fmt.Errorf("restoring: %w", err)
+			}
 		}
 	}
 	txn.Commit()

@@ -37,6 +37,16 @@ func (v ReadView) LiveAllocsByNode(nodeID string) ([]*structs.Allocation, error)
 	return v.snap.AllocsByNodeTerminal(nil, nodeID, false)
 }
 
+// NodeLiveUsage returns the sum of the node's live allocations' comparable
+// resources and their number, kept by the store (node_usage.go): the
+// scheduler's optional scheduler.NodeUsageState and planapply's fast fit.
+func (v ReadView) NodeLiveUsage(nodeID string) (structs.ComparableResources, int, error) {
+	return v.snap.NodeLiveUsage(nodeID)
+}
+
+// AllocByID reads one allocation (nil when absent).
+func (v ReadView) AllocByID(id string) (*structs.Allocation, error) { return v.snap.AllocByID(nil, id) }
+
 // LatestIndex is the snapshot's highest table index.
 func (v ReadView) LatestIndex() (uint64, error) { return v.snap.LatestIndex(nil) }
 

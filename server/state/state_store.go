@@ -111,6 +111,7 @@ func schema() *memdb.DBSchema {
 		tableServiceRegistrations: serviceRegistrationsSchema(), // service_registrations.go
 		tableAutopilotConfig:      autopilotConfigSchema(),      // autopilot_config.go
 		tableJobSubmissions:       jobSubmissionsSchema(),       // job_submissions.go
+		tableNodeUsage:            nodeUsageSchema(),            // node_usage.go (derived)
 	}}
 }
 

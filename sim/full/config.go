@@ -3,6 +3,8 @@ package full
 import (
 	"errors"
 	"fmt"
+	"regexp"
+	"strconv"
 	"time"
 )
 
@@ -46,6 +48,11 @@ type Config struct {
 	Sample time.Duration
 	// ExtraHCL is more agent configuration for every server.
 	ExtraHCL string
+	// ServerGOGC and ServerMemLimit set the Go runtime's GOGC and
+	// GOMEMLIMIT of the server processes only ("": inherited): a server
+	// given a memory budget collects garbage as it nears it instead of each
+	// time its heap doubles. The simulated clients keep their own.
+	ServerGOGC, ServerMemLimit string
 	// Progress, if set, gets a line of progress now and then.
 	Progress func(format string, args ...any)
 }
@@ -88,6 +95,30 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("sample interval %s: want more than 0", c.Sample)
 	case c.ProfileSeconds < 0:
 		return fmt.Errorf("-profile %d: want 0 or more seconds", c.ProfileSeconds)
+	case c.ServerGOGC != "" && c.ServerGOGC != "off" && !positiveInt(c.ServerGOGC):
+		return fmt.Errorf("-server-gogc %q: want a percentage (100 is Go's default) or off", c.ServerGOGC)
+	case c.ServerMemLimit != "" && !memLimitRE.MatchString(c.ServerMemLimit):
+		return fmt.Errorf("-server-memlimit %q: want bytes with an optional unit, as GOMEMLIMIT (e.g. 14GiB, 512MiB)", c.ServerMemLimit)
 	}
 	return nil
+}
+
+// memLimitRE is GOMEMLIMIT's syntax: a number and B, KiB, MiB, GiB or TiB.
+var memLimitRE = regexp.MustCompile(`^[0-9]+(B|KiB|MiB|GiB|TiB)?$`)
+
+func positiveInt(s string) bool {
+	n, err := strconv.Atoi(s)
+	return err == nil && n > 0
+}
+
+// serverEnv is the servers' added environment.
+func (c *Config) serverEnv() []string {
+	var env []string
+	if c.ServerGOGC != "" {
+		env = append(env, "GOGC="+c.ServerGOGC)
+	}
+	if c.ServerMemLimit != "" {
+		env = append(env, "GOMEMLIMIT="+c.ServerMemLimit)
+	}
+	return env
 }

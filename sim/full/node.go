@@ -153,7 +153,7 @@ func (n *Node) sync(ctx context.Context, index *uint64) error {
 func (n *Node) pull(ids []string, index uint64) error {
 	areq := &structs.AllocsGetRequest{AllocIDs: ids}
 	areq.AuthToken, areq.MinQueryIndex, areq.MaxQueryTime, areq.AllowStale = n.secret(), max(index, 1)-1, watchWait, true
-	var got structs.AllocsGetResponse
+	var got allocsAnswer // node_allocs.go
 	if err := n.rpc(structs.AllocGetAllocsRPC, areq, &got); err != nil {
 		return fmt.Errorf("fetching %d allocations: %w", len(ids), err)
 	}
@@ -162,7 +162,7 @@ func (n *Node) pull(ids []string, index uint64) error {
 	for _, a := range got.Allocs {
 		_, seen := n.known[a.ID]
 		n.known[a.ID] = a.AllocModifyIndex
-		if seen || a.DesiredStatus != structs.AllocDesiredStatusRun || a.ClientTerminalStatus() {
+		if seen || a.DesiredStatus != structs.AllocDesiredStatusRun || a.clientTerminal() {
 			continue
 		}
 		n.count.Placed.Add(1)
@@ -194,16 +194,10 @@ func (n *Node) pull(ids []string, index uint64) error {
 	return nil
 }
 
-func (n *Node) update(a *structs.Allocation, status, task string) *structs.Allocation {
+func (n *Node) update(a *simAlloc, status, task string) *structs.Allocation {
 	states := map[string]*structs.TaskState{}
-	if a.Job != nil {
-		for _, tg := range a.Job.TaskGroups {
-			if tg.Name == a.TaskGroup {
-				for _, t := range tg.Tasks {
-					states[t.Name] = &structs.TaskState{State: task}
-				}
-			}
-		}
+	for _, name := range a.taskNames() {
+		states[name] = &structs.TaskState{State: task}
 	}
 	return &structs.Allocation{ID: a.ID, NodeID: n.ID, ClientStatus: status, TaskStates: states}
 }

@@ -39,7 +39,7 @@ func Run(cfg Config) (*report.Report, error) {
 		defer os.RemoveAll(tmp)
 		dir = tmp
 	}
-	servers, err := StartServers(cfg.Binary, dir, cfg.Servers, cfg.ExtraHCL)
+	servers, err := StartServers(cfg.Binary, dir, cfg.Servers, cfg.ExtraHCL, cfg.serverEnv())
 	if err != nil {
 		return nil, err
 	}

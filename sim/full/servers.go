@@ -34,8 +34,9 @@ type Server struct {
 // dir (dir/server-<i>), joined into one cluster, and waits until they
 // agree on a leader. extra is more agent HCL for each (e.g. a server
 // block's keys are not allowed twice, so it is for top-level blocks).
-// On error every started server is stopped.
-func StartServers(bin, dir string, n int, extra string) ([]*Server, error) {
+// env is added to the servers' environment (GOGC, GOMEMLIMIT). On error
+// every started server is stopped.
+func StartServers(bin, dir string, n int, extra string, env []string) ([]*Server, error) {
 	if n != 1 && n != 3 {
 		return nil, fmt.Errorf("-servers: %d servers: want 1 or 3", n)
 	}
@@ -54,7 +55,7 @@ func StartServers(bin, dir string, n int, extra string) ([]*Server, error) {
 			joinHCL = fmt.Sprintf("  server_join {\n    retry_join = [%s]\n    retry_interval = \"1s\"\n  }\n", strings.Join(join, ", "))
 		}
 		s, err := startServer(bin, filepath.Join(dir, fmt.Sprintf("server-%d", i)), fmt.Sprintf("sim-server-%d", i),
-			ports[3*i:3*i+3], n, joinHCL, extra)
+			ports[3*i:3*i+3], n, joinHCL, extra, env)
 		if err != nil {
 			StopServers(servers)
 			return nil, err
@@ -68,7 +69,7 @@ func StartServers(bin, dir string, n int, extra string) ([]*Server, error) {
 	return servers, nil
 }
 
-func startServer(bin, dir, name string, ports []int, expect int, joinHCL, extra string) (*Server, error) {
+func startServer(bin, dir, name string, ports []int, expect int, joinHCL, extra string, env []string) (*Server, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("making the server's directory: %w", err)
 	}
@@ -102,6 +103,9 @@ server {
 		log: logf, done: make(chan struct{}), hc: &http.Client{Timeout: 10 * time.Minute}}
 	s.cmd = exec.Command(bin, "agent", "-config", cfgPath)
 	s.cmd.Stdout, s.cmd.Stderr = logf, logf
+	if len(env) > 0 {
+		s.cmd.Env = append(os.Environ(), env...)
+	}
 	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := s.cmd.Start(); err != nil {
 		logf.Close()

@@ -2,6 +2,8 @@ package full
 
 import (
 	"os"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -19,5 +21,42 @@ func TestParseStatCPU(t *testing.T) {
 	}
 	if cpu, err := cpuSeconds(os.Getpid()); err != nil || cpu < 0 {
 		t.Fatalf("own CPU time: %v, %v", cpu, err)
+	}
+}
+
+// TestConfigServerRuntime: -server-gogc and -server-memlimit take Go's own
+// syntax, are refused naming the flag otherwise, and reach the servers'
+// environment only when set.
+func TestConfigServerRuntime(t *testing.T) {
+	base := DefaultConfig()
+	base.Binary = "/bin/true"
+	for _, c := range []struct {
+		gogc, mem, bad string
+		env            []string
+	}{
+		{env: nil},
+		{gogc: "200", mem: "14GiB", env: []string{"GOGC=200", "GOMEMLIMIT=14GiB"}},
+		{gogc: "off", env: []string{"GOGC=off"}},
+		{mem: "1073741824", env: []string{"GOMEMLIMIT=1073741824"}},
+		{gogc: "0", bad: "-server-gogc"},
+		{gogc: "lots", bad: "-server-gogc"},
+		{mem: "14GB", bad: "-server-memlimit"},
+		{mem: "-1", bad: "-server-memlimit"},
+	} {
+		cfg := base
+		cfg.ServerGOGC, cfg.ServerMemLimit = c.gogc, c.mem
+		err := cfg.Validate()
+		if c.bad != "" {
+			if err == nil || !strings.Contains(err.Error(), c.bad) {
+				t.Errorf("gogc %q mem %q: error %v, want one naming %s", c.gogc, c.mem, err, c.bad)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("gogc %q mem %q: %v", c.gogc, c.mem, err)
+		}
+		if got := cfg.serverEnv(); !slices.Equal(got, c.env) {
+			t.Errorf("gogc %q mem %q: env %v, want %v", c.gogc, c.mem, got, c.env)
+		}
 	}
 }

@@ -26,6 +26,9 @@ type Store struct {
 	commits []*structs.ApplyPlanResultsRequest
 	// FailCommit, when set, makes ApplyPlanResults fail with it.
 	FailCommit error
+	// KeepSums makes snapshots keep per-node sums, as the server's store
+	// does (planapply.UsageSnapshot). Set it before the applier runs.
+	KeepSums bool
 }
 
 // NewStore returns an empty store at index 1.
@@ -104,7 +107,37 @@ func (s *Store) Snapshot() (planapply.Snapshot, error) {
 	for _, a := range s.allocs {
 		snap.byNode[a.NodeID] = append(snap.byNode[a.NodeID], a)
 	}
+	if s.KeepSums {
+		return &sumsSnapshot{snap}, nil
+	}
 	return snap, nil
+}
+
+// sumsSnapshot also keeps per-node sums (planapply.UsageSnapshot), as the
+// server's state store does: the applier then checks nodes on them.
+type sumsSnapshot struct{ *snapshot }
+
+func (s *sumsSnapshot) NodeLiveUsage(id string) (structs.ComparableResources, int, error) {
+	var used structs.ComparableResources
+	live := 0
+	for _, a := range s.byNode[id] {
+		if !a.TerminalStatus() {
+			used.Add(a.AllocatedResources.Comparable())
+			live++
+		}
+	}
+	return used, live, nil
+}
+
+func (s *sumsSnapshot) AllocByID(id string) (*structs.Allocation, error) {
+	for _, as := range s.byNode {
+		for _, a := range as {
+			if a.ID == id {
+				return a, nil
+			}
+		}
+	}
+	return nil, nil
 }
 
 type snapshot struct {
