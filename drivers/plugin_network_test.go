@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/nomadish/nomadish/drivers/base"
+	"github.com/nomadish/nomadish/drivers/drivertest"
 	"github.com/nomadish/nomadish/drivers/internal/netns/netnstest"
 )
 
@@ -25,10 +26,10 @@ func TestPluginTaskNetwork(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = d.DestroyTask(cfg.ID, true) })
-	if res := waitExit(t, d, cfg.ID, 20*time.Second); !res.Successful() {
+	if res := drivertest.WaitExit(t, d, cfg.ID, 20*time.Second); !res.Successful() {
 		t.Fatalf("exit %+v", res)
 	}
-	if got := strings.TrimSpace(readLog(cfg.StdoutPath)); got != link {
+	if got := strings.TrimSpace(drivertest.ReadLog(cfg.StdoutPath)); got != link {
 		t.Fatalf("task in %q, want %s", got, link)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/nomadish/nomadish/drivers/base"
+	"github.com/nomadish/nomadish/drivers/drivertest"
 )
 
 func launchT(t *testing.T, name string) (base.Driver, int, func()) {
@@ -41,38 +42,12 @@ func shTask(t *testing.T, script string) *base.TaskConfig {
 	}
 }
 
-func waitExit(t *testing.T, d base.Driver, id string, within time.Duration) *base.ExitResult {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), within)
-	defer cancel()
-	ch, err := d.WaitTask(ctx, id)
-	if err != nil {
-		t.Fatalf("WaitTask: %v", err)
-	}
-	res, ok := <-ch
-	if !ok {
-		t.Fatalf("no exit within %v", within)
-	}
-	return res
-}
-
-func readLog(path string) string {
-	var b strings.Builder
-	for i := 0; ; i++ {
-		data, err := os.ReadFile(fmt.Sprintf("%s.%d", path, i))
-		if err != nil {
-			return b.String()
-		}
-		b.Write(data)
-	}
-}
-
 func waitForLog(t *testing.T, path, s string) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(readLog(path), s) {
+	for !strings.Contains(drivertest.ReadLog(path), s) {
 		if time.Now().After(deadline) {
-			t.Fatalf("log never contained %q: %q", s, readLog(path))
+			t.Fatalf("log never contained %q: %q", s, drivertest.ReadLog(path))
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -114,14 +89,14 @@ func TestPluginRawExecRoundTrip(t *testing.T) {
 		h.Config.Config["m"].(map[string]any)["k"] != "v" || h.Config.Resources.MemoryMB != 64 || len(h.DriverState) == 0 {
 		t.Fatalf("handle did not round-trip: %+v config %#v", h, h.Config.Config)
 	}
-	res := waitExit(t, d, cfg.ID, 10*time.Second)
+	res := drivertest.WaitExit(t, d, cfg.ID, 10*time.Second)
 	if res.ExitCode != 7 || res.Err != nil {
 		t.Fatalf("result = %+v", res)
 	}
-	if got := readLog(cfg.StdoutPath); got != "out "+cfg.TaskDir+"\n" {
+	if got := drivertest.ReadLog(cfg.StdoutPath); got != "out "+cfg.TaskDir+"\n" {
 		t.Errorf("stdout = %q", got)
 	}
-	if got := readLog(cfg.StderrPath); got != "err\n" {
+	if got := drivertest.ReadLog(cfg.StderrPath); got != "err\n" {
 		t.Errorf("stderr = %q", got)
 	}
 	st, err := d.InspectTask(cfg.ID)
@@ -169,7 +144,7 @@ func TestPluginStopSignalStats(t *testing.T) {
 	if err := d.StopTask(cfg.ID, 200*time.Millisecond, "SIGTERM"); err != nil {
 		t.Fatal(err)
 	}
-	if res := waitExit(t, d, cfg.ID, time.Second); res.Signal != int(syscall.SIGKILL) {
+	if res := drivertest.WaitExit(t, d, cfg.ID, time.Second); res.Signal != int(syscall.SIGKILL) {
 		t.Fatalf("result = %+v, want SIGKILL after the timeout", res)
 	}
 	for range ch { // closed after the task exits
@@ -232,11 +207,11 @@ func TestPluginRecoverAfterPluginDeath(t *testing.T) {
 		t.Fatalf("recovered inspect = %+v, %v", st, err)
 	}
 	os.WriteFile(filepath.Join(cfg.TaskDir, "go"), nil, 0o644)
-	res := waitExit(t, d2, cfg.ID, 10*time.Second)
+	res := drivertest.WaitExit(t, d2, cfg.ID, 10*time.Second)
 	if !errors.Is(res.Err, base.ErrExitCodeUnknown) {
 		t.Fatalf("result = %+v, want ErrExitCodeUnknown", res)
 	}
-	if got := readLog(cfg.StdoutPath); got != "one\ntwo\n" {
+	if got := drivertest.ReadLog(cfg.StdoutPath); got != "one\ntwo\n" {
 		t.Errorf("stdout across plugin restart = %q", got)
 	}
 	if err := d2.DestroyTask(cfg.ID, false); err != nil {

@@ -12,7 +12,13 @@
 #                           image (qemu driver tests), iproute2 and iptables (the
 #                           partition test), protoc (`make proto`), and the CNI
 #                           plugins (bridge networking tests), chromium (the web
-#                           UI's browser tests, headless).
+#                           UI's browser tests, headless), libvirt's daemon and
+#                           virsh, qemu-img and qemu-guest-agent (the virt driver's
+#                           tests; qemu-ga goes into the test guest). It then
+#                           starts virtlogd and libvirtd (-d: there is no systemd)
+#                           when their sockets are absent, with qemu.conf's
+#                           user/group set to root first, so qemu can read task
+#                           files under 0700 directories.
 #
 # Idempotent: when everything is present it prints nothing. apt's progress is
 # shown, and a held apt/dpkg lock (unattended-upgrades on a fresh machine) is
@@ -48,6 +54,12 @@ test)
 	[ -x /usr/lib/cni/bridge ] || need+=(containernetworking-plugins)
 	# The web UI's browser tests drive headless Chromium (chromedp).
 	command -v chromium >/dev/null 2>&1 || need+=(chromium)
+	# The virt driver: libvirtd (and virtlogd), virsh, qemu-img.
+	command -v libvirtd >/dev/null 2>&1 || need+=(libvirt-daemon-system)
+	command -v virsh >/dev/null 2>&1 || need+=(libvirt-clients)
+	command -v qemu-img >/dev/null 2>&1 || need+=(qemu-utils)
+	# qemu-ga goes into the test guest's initramfs (alloc exec's guest agent).
+	[ -x /usr/sbin/qemu-ga ] || need+=(qemu-guest-agent)
 	;;
 *)
 	echo "usage: $0 dev|test" >&2
@@ -55,9 +67,52 @@ test)
 	;;
 esac
 
-[ ${#need[@]} -eq 0 ] && exit 0
-
 if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
+
+# start_libvirt starts virtlogd and libvirtd unless they are running (no
+# systemd here), after making qemu run as root: libvirt's default user
+# libvirt-qemu cannot reach task files under 0700 directories. A user set in
+# qemu.conf already is left alone. A socket file alone proves nothing: a
+# machine restored from an image can hold a stale one, which refuses every
+# connection. So a daemon counts as running only when its process is there,
+# and libvirtd only once virsh gets an answer from it. Each daemon logs its
+# warnings and errors to /var/log/libvirt/<daemon>.log. Silent when both run.
+start_libvirt() {
+	local conf=/etc/libvirt/qemu.conf
+	if [ -f "$conf" ] && ! grep -Eq '^[[:space:]]*user[[:space:]]*=' "$conf"; then
+		printf '# Set by nomadish scripts/setup.sh: qemu runs as root.\nuser = "root"\ngroup = "root"\n' |
+			$SUDO tee -a "$conf" >/dev/null
+		pgrep -x libvirtd >/dev/null &&
+			echo "setup: set user/group root in $conf; restart libvirtd for it to apply" >&2
+	fi
+	local daemon socks
+	$SUDO mkdir -p /var/log/libvirt
+	for daemon in virtlogd libvirtd; do
+		pgrep -x "$daemon" >/dev/null && continue
+		echo "==> setup: starting $daemon -d" >&2
+		# Clear what a dead daemon left behind.
+		case $daemon in
+		virtlogd) socks="virtlogd-sock virtlogd-admin-sock" ;;
+		libvirtd) socks="libvirt-sock libvirt-sock-ro libvirt-admin-sock" ;;
+		esac
+		for s in $socks; do $SUDO rm -f "/run/libvirt/$s"; done
+		$SUDO rm -f "/run/$daemon.pid"
+		$SUDO env LIBVIRT_LOG_OUTPUTS="3:file:/var/log/libvirt/$daemon.log" "$daemon" -d
+	done
+	for _ in $(seq 100); do
+		virsh -q -c qemu:///system version >/dev/null 2>&1 && return 0
+		sleep 0.2
+	done
+	echo "setup: libvirtd does not answer on qemu:///system; its log:" >&2
+	tail -n 20 /var/log/libvirt/libvirtd.log >&2 2>/dev/null
+	exit 1
+}
+
+if [ ${#need[@]} -eq 0 ]; then
+	[ "$target" = test ] && start_libvirt
+	exit 0
+fi
+
 export DEBIAN_FRONTEND=noninteractive
 # Wait up to 5 minutes for another apt/dpkg to release its lock.
 apt=($SUDO apt-get -o DPkg::Lock::Timeout=300)
@@ -70,3 +125,5 @@ for try in 1 2 3 4 5; do
 	sleep 10
 done
 "${apt[@]}" install -y "${need[@]}"
+[ "$target" = test ] && start_libvirt
+exit 0

@@ -16,6 +16,7 @@ import (
 	"github.com/nomadish/nomadish/drivers/mock"
 	"github.com/nomadish/nomadish/drivers/qemu"
 	"github.com/nomadish/nomadish/drivers/rawexec"
+	"github.com/nomadish/nomadish/drivers/virt"
 )
 
 // Builtin is the built-in drivers.
@@ -24,5 +25,6 @@ var Builtin = drivers.Catalog{
 	{Name: exec.Name, New: exec.New, Default: exec.Default, Schema: exec.Schema},
 	{Name: docker.Name, New: docker.New, Default: docker.Default, Schema: docker.Schema},
 	{Name: qemu.Name, New: func(l hclog.Logger) base.Driver { return qemu.New(l) }, Default: qemu.Default, Schema: qemu.Schema},
+	{Name: virt.Name, New: func(l hclog.Logger) base.Driver { return virt.New(l) }, Default: virt.Default, Schema: virt.Schema},
 	{Name: mock.Name, Aliases: []string{"mock"}, New: mock.New, Default: mock.Default, Schema: mock.Schema},
 }

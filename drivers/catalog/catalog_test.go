@@ -6,10 +6,11 @@ import (
 
 	"github.com/nomadish/nomadish/drivers/base"
 	"github.com/nomadish/nomadish/drivers/qemu"
+	"github.com/nomadish/nomadish/drivers/virt"
 )
 
 func TestBuiltinNames(t *testing.T) {
-	want := []string{"docker", "exec", "mock_driver", "qemu", "raw_exec"}
+	want := []string{"docker", "exec", "mock_driver", "qemu", "raw_exec", "virt"}
 	if got := Builtin.Names(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("Names = %v, want %v", got, want)
 	}
@@ -22,7 +23,7 @@ func TestBuiltinNames(t *testing.T) {
 
 // The enablement rules the client applied before they moved here.
 func TestBuiltinEnabled(t *testing.T) {
-	qemuOn := qemu.Installed()
+	qemuOn, virtOn := qemu.Installed(), virt.Installed()
 	for _, tc := range []struct {
 		name    string
 		host    base.Host
@@ -46,6 +47,9 @@ func TestBuiltinEnabled(t *testing.T) {
 			if _, ok := tc.want["qemu"]; !ok {
 				tc.want["qemu"] = tc.plugins["qemu"]
 			}
+		}
+		if virtOn {
+			tc.want["virt"] = nil
 		}
 		if got := Builtin.Enabled(tc.host, tc.plugins); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s: Enabled = %v, want %v", tc.name, got, tc.want)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/nomadish/nomadish/drivers/base"
+	"github.com/nomadish/nomadish/drivers/drivertest"
 	"github.com/nomadish/nomadish/drivers/internal/handlefile"
 )
 
@@ -21,7 +22,7 @@ func TestDiscoverVM(t *testing.T) {
 	cfg.Env = map[string]string{"NOMAD_ALLOC_ID": "a1", "NOMAD_TASK_NAME": "vm"}
 	start := time.Now()
 	if _, err := d1.StartTask(cfg); err != nil {
-		t.Fatalf("StartTask: %v\nstderr: %s", err, readLog(cfg.StderrPath))
+		t.Fatalf("StartTask: %v\nstderr: %s", err, drivertest.ReadLog(cfg.StderrPath))
 	}
 	t.Cleanup(func() { _ = d1.DestroyTask(cfg.ID, true) })
 	waitForMarker(t, cfg, start)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/nomadish/nomadish/drivers/base"
+	"github.com/nomadish/nomadish/drivers/drivertest"
 	"github.com/nomadish/nomadish/drivers/internal/netns"
 	"github.com/nomadish/nomadish/drivers/internal/netns/netnstest"
 )
@@ -45,7 +46,7 @@ func TestVMJoinsGroupNetwork(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("nothing listens on 8080 in the namespace: %v; stderr %q", err, readLog(cfg.StderrPath))
+			t.Fatalf("nothing listens on 8080 in the namespace: %v; stderr %q", err, drivertest.ReadLog(cfg.StderrPath))
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/nomadish/nomadish/drivers/base"
+	"github.com/nomadish/nomadish/drivers/drivertest"
 	"github.com/nomadish/nomadish/drivers/qemu/qemutest"
 )
 
@@ -55,43 +56,17 @@ func guest(t *testing.T, graceful bool) (*Driver, *base.TaskConfig) {
 	return d, cfg
 }
 
-func readLog(path string) string {
-	var b strings.Builder
-	for i := 0; ; i++ {
-		data, err := os.ReadFile(fmt.Sprintf("%s.%d", path, i))
-		if err != nil {
-			return b.String()
-		}
-		b.Write(data)
-	}
-}
-
 // waitForMarker polls the console log (a real VM: polling is the only way).
 func waitForMarker(t *testing.T, cfg *base.TaskConfig, start time.Time) {
 	t.Helper()
-	for !strings.Contains(readLog(cfg.StdoutPath), marker) {
+	for !strings.Contains(drivertest.ReadLog(cfg.StdoutPath), marker) {
 		if time.Since(start) > bootDeadline {
 			t.Fatalf("no %q on the console after %v; stdout %q; stderr %q", marker, bootDeadline,
-				readLog(cfg.StdoutPath), readLog(cfg.StderrPath))
+				drivertest.ReadLog(cfg.StdoutPath), drivertest.ReadLog(cfg.StderrPath))
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
 	t.Logf("guest up after %v", time.Since(start))
-}
-
-func waitExit(t *testing.T, d *Driver, id string, within time.Duration) *base.ExitResult {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), within)
-	defer cancel()
-	ch, err := d.WaitTask(ctx, id)
-	if err != nil {
-		t.Fatalf("WaitTask: %v", err)
-	}
-	res, ok := <-ch
-	if !ok {
-		t.Fatalf("no exit within %v", within)
-	}
-	return res
 }
 
 // Boot the Debian kernel with the busybox initramfs under TCG, see the
@@ -105,7 +80,7 @@ func TestBootRecoverGracefulStop(t *testing.T) {
 	start := time.Now()
 	h, err := d1.StartTask(cfg)
 	if err != nil {
-		t.Fatalf("StartTask: %v\nstderr: %s", err, readLog(cfg.StderrPath))
+		t.Fatalf("StartTask: %v\nstderr: %s", err, drivertest.ReadLog(cfg.StderrPath))
 	}
 	t.Cleanup(func() { _ = d1.DestroyTask(cfg.ID, true) })
 	waitForMarker(t, cfg, start)
@@ -127,7 +102,7 @@ func TestBootRecoverGracefulStop(t *testing.T) {
 		t.Fatal(err)
 	}
 	t1.closePumps()
-	ticks := strings.Count(readLog(cfg.StdoutPath), qemutest.Tick)
+	ticks := strings.Count(drivertest.ReadLog(cfg.StdoutPath), qemutest.Tick)
 	d2 := New(nil)
 	if err := d2.RecoverTask(h); err != nil {
 		t.Fatalf("RecoverTask: %v", err)
@@ -136,9 +111,9 @@ func TestBootRecoverGracefulStop(t *testing.T) {
 	if err != nil || st.State != base.TaskStateRunning || st.DriverAttributes["pid"] != fmt.Sprint(t1.state.Pid) {
 		t.Fatalf("recovered task: %+v %v", st, err)
 	}
-	for strings.Count(readLog(cfg.StdoutPath), qemutest.Tick) <= ticks+1 {
+	for strings.Count(drivertest.ReadLog(cfg.StdoutPath), qemutest.Tick) <= ticks+1 {
 		if time.Since(start) > bootDeadline+10*time.Second {
-			t.Fatalf("console not captured after recovery: %d ticks before, log %q", ticks, readLog(cfg.StdoutPath))
+			t.Fatalf("console not captured after recovery: %d ticks before, log %q", ticks, drivertest.ReadLog(cfg.StdoutPath))
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -152,11 +127,11 @@ func TestBootRecoverGracefulStop(t *testing.T) {
 		t.Fatalf("graceful shutdown not attempted over QMP: %q", got)
 	}
 	t.Logf("graceful shutdown: %s", st.DriverAttributes["graceful_shutdown"])
-	if res := waitExit(t, d2, cfg.ID, 5*time.Second); !errors.Is(res.Err, base.ErrExitCodeUnknown) {
+	if res := drivertest.WaitExit(t, d2, cfg.ID, 5*time.Second); !errors.Is(res.Err, base.ErrExitCodeUnknown) {
 		t.Errorf("recovering driver's exit: %+v, want ErrExitCodeUnknown", res)
 	}
 	// The first driver is qemu's parent: it saw the SIGKILL after kill_timeout.
-	if res := waitExit(t, d1, cfg.ID, 5*time.Second); res.Signal != 9 {
+	if res := drivertest.WaitExit(t, d1, cfg.ID, 5*time.Second); res.Signal != 9 {
 		t.Errorf("parent driver's exit: %+v, want killed by signal 9", res)
 	}
 	if err := d2.DestroyTask(cfg.ID, false); err != nil {
@@ -200,7 +175,7 @@ func TestPortMapAndStopWithoutGracefulShutdown(t *testing.T) {
 	if took := time.Since(stopStart); took > 10*time.Second {
 		t.Errorf("SIGTERM stop took %v", took)
 	}
-	res := waitExit(t, d, cfg.ID, time.Second)
+	res := drivertest.WaitExit(t, d, cfg.ID, time.Second)
 	if res.ExitCode != 0 || res.Signal != 0 || res.Err != nil {
 		t.Errorf("exit %+v, want 0", res)
 	}
@@ -208,7 +183,7 @@ func TestPortMapAndStopWithoutGracefulShutdown(t *testing.T) {
 	if _, called := st.DriverAttributes["graceful_shutdown"]; called {
 		t.Error("QMP used without graceful_shutdown")
 	}
-	if stderr := readLog(cfg.StderrPath); !regexp.MustCompile(`terminating on signal 15`).MatchString(stderr) {
+	if stderr := drivertest.ReadLog(cfg.StderrPath); !regexp.MustCompile(`terminating on signal 15`).MatchString(stderr) {
 		t.Errorf("qemu's stderr not in the stderr log: %q", stderr)
 	}
 }
