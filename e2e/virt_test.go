@@ -102,6 +102,7 @@ func libvirtDomain(t *testing.T, name string) (state libvirt.DomainState, uuid s
 // Stopping the job ends all three and leaves no domain behind.
 func TestVirtMixedGroupSurvivesClientRestart(t *testing.T) {
 	id := uniqueID("e2e-virt-mixed")
+	virttest.RequireDaemon(t)
 	ensureTestImage(t)
 	kernel, err := qemutest.Kernel()
 	if err != nil {
@@ -232,6 +233,7 @@ func libvirtXML(t *testing.T, name string) string {
 // the memory bound to their NUMA node, as the live domain XML shows.
 func TestVirtReservedCoresPinned(t *testing.T) {
 	id := uniqueID("e2e-virt-cores")
+	virttest.RequireDaemon(t)
 	kernel, err := qemutest.Kernel()
 	if err != nil {
 		t.Fatal(err)

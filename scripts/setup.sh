@@ -16,9 +16,12 @@
 #                           virsh, qemu-img and qemu-guest-agent (the virt driver's
 #                           tests; qemu-ga goes into the test guest). It then
 #                           starts virtlogd and libvirtd (-d: there is no systemd)
-#                           when their sockets are absent, with qemu.conf's
-#                           user/group set to root first, so qemu can read task
-#                           files under 0700 directories.
+#                           unless they are running, with qemu.conf's user/group
+#                           set to root first, so qemu can read task files under
+#                           0700 directories.
+#   scripts/setup.sh libvirt  only that last step: what the virt tests run when
+#                           libvirtd does not answer (a daemon that died, or a
+#                           stale socket file left on a machine's image).
 #
 # Idempotent: when everything is present it prints nothing. apt's progress is
 # shown, and a held apt/dpkg lock (unattended-upgrades on a fresh machine) is
@@ -61,8 +64,9 @@ test)
 	# qemu-ga goes into the test guest's initramfs (alloc exec's guest agent).
 	[ -x /usr/sbin/qemu-ga ] || need+=(qemu-guest-agent)
 	;;
+libvirt) ;;
 *)
-	echo "usage: $0 dev|test" >&2
+	echo "usage: $0 dev|test|libvirt" >&2
 	exit 2
 	;;
 esac
@@ -109,7 +113,7 @@ start_libvirt() {
 }
 
 if [ ${#need[@]} -eq 0 ]; then
-	[ "$target" = test ] && start_libvirt
+	[ "$target" = dev ] || start_libvirt
 	exit 0
 fi
 

@@ -31,6 +31,7 @@ const bootDeadline = 90 * time.Second
 // libvirtd is required (scripts/setup.sh starts it): its absence fails.
 func newDriver(t *testing.T) *Driver {
 	t.Helper()
+	virttest.RequireDaemon(t)
 	d := New(nil)
 	if err := d.SetConfig(map[string]any{"image_paths": []any{"/boot"}}); err != nil {
 		t.Fatal(err)
