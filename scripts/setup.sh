@@ -86,15 +86,52 @@ start_libvirt() {
 	if [ -f "$conf" ] && ! grep -Eq '^[[:space:]]*user[[:space:]]*=' "$conf"; then
 		printf '# Set by nomadish scripts/setup.sh: qemu runs as root.\nuser = "root"\ngroup = "root"\n' |
 			$SUDO tee -a "$conf" >/dev/null
-		pgrep -x libvirtd >/dev/null &&
+		alive libvirtd &&
 			echo "setup: set user/group root in $conf; restart libvirtd for it to apply" >&2
 	fi
-	local daemon socks
 	$SUDO mkdir -p /var/log/libvirt
+	local try
+	for try in 1 2; do
+		start_daemons
+		local end=$((SECONDS + 20))
+		while [ "$SECONDS" -lt "$end" ]; do
+			# A stopped or hung daemon accepts and never answers: bound each ask.
+			timeout 5 virsh -q -c qemu:///system version >/dev/null 2>&1 && return 0
+			sleep 0.2
+		done
+		[ "$try" -eq 2 ] && break
+		# A libvirtd process that does not answer (hung, or a zombie
+		# nobody reaps) is stopped, and started again once.
+		echo "==> setup: libvirtd does not answer after 20s; restarting it" >&2
+		$SUDO pkill -x libvirtd || true
+		for _ in $(seq 50); do
+			alive libvirtd || break
+			sleep 0.1
+		done
+		$SUDO pkill -9 -x libvirtd || true
+		for _ in $(seq 50); do
+			alive libvirtd || break
+			sleep 0.1
+		done
+	done
+	echo "setup: libvirtd does not answer on qemu:///system; its log:" >&2
+	tail -n 20 /var/log/libvirt/libvirtd.log >&2 2>/dev/null || true
+	exit 1
+}
+
+# alive says whether a process of that name exists and is not a zombie
+# (a killed daemon stays one until something reaps it).
+alive() {
+	ps -C "$1" -o stat= | grep -qv '^Z'
+}
+
+# start_daemons starts virtlogd and libvirtd where no such process runs,
+# after clearing what a dead one left behind (sockets, pid file).
+start_daemons() {
+	local daemon socks s
 	for daemon in virtlogd libvirtd; do
-		pgrep -x "$daemon" >/dev/null && continue
+		alive "$daemon" && continue
 		echo "==> setup: starting $daemon -d" >&2
-		# Clear what a dead daemon left behind.
 		case $daemon in
 		virtlogd) socks="virtlogd-sock virtlogd-admin-sock" ;;
 		libvirtd) socks="libvirt-sock libvirt-sock-ro libvirt-admin-sock" ;;
@@ -103,13 +140,6 @@ start_libvirt() {
 		$SUDO rm -f "/run/$daemon.pid"
 		$SUDO env LIBVIRT_LOG_OUTPUTS="3:file:/var/log/libvirt/$daemon.log" "$daemon" -d
 	done
-	for _ in $(seq 100); do
-		virsh -q -c qemu:///system version >/dev/null 2>&1 && return 0
-		sleep 0.2
-	done
-	echo "setup: libvirtd does not answer on qemu:///system; its log:" >&2
-	tail -n 20 /var/log/libvirt/libvirtd.log >&2 2>/dev/null
-	exit 1
 }
 
 if [ ${#need[@]} -eq 0 ]; then
