@@ -232,6 +232,20 @@ func portMap(v any) (map[string]int, error) {
 // forwards maps each port_map label to {host port, guest port}: the host
 // port the scheduler gave it (NOMAD_HOST_PORT_<label>). Sorted by label.
 // An unknown label is an error naming it.
+// checkBridgePorts fails when a bridge names a port label the group's
+// network block does not hold (the scheduler gives each of its labels a
+// NOMAD_PORT_<label>): a typo would otherwise be served on no port.
+func checkBridgePorts(bridges []bridge, env map[string]string) error {
+	for _, b := range bridges {
+		for _, l := range b.Ports {
+			if _, ok := env["NOMAD_PORT_"+l]; !ok {
+				return fmt.Errorf("network_interface.bridge %q: ports: no port labelled %q in the group's network block", b.Name, l)
+			}
+		}
+	}
+	return nil
+}
+
 func forwards(pm map[string]int, env map[string]string) ([][2]int, error) {
 	const key = "NOMAD_HOST_PORT_"
 	labels := make([]string, 0, len(pm))

@@ -68,6 +68,19 @@ func TestParseURI(t *testing.T) {
 	}
 }
 
+// A bridge's ports must be labels of the group's network block; the error
+// names the bridge and the label.
+func TestCheckBridgePorts(t *testing.T) {
+	env := map[string]string{"NOMAD_PORT_http": "8080", "NOMAD_HOST_PORT_http": "20080"}
+	if err := checkBridgePorts([]bridge{{Name: "br0", Ports: []string{"http"}}, {Name: "br1"}}, env); err != nil {
+		t.Fatalf("known label: %v", err)
+	}
+	err := checkBridgePorts([]bridge{{Name: "br0", Ports: []string{"http", "htps"}}}, env)
+	if err == nil || !strings.Contains(err.Error(), `"br0"`) || !strings.Contains(err.Error(), `"htps"`) {
+		t.Fatalf("unknown label: %v", err)
+	}
+}
+
 // port_map labels resolve to the scheduler's host ports; an unknown label
 // is an error naming it.
 func TestForwards(t *testing.T) {

@@ -69,6 +69,9 @@ func (d *Driver) create(cfg *base.TaskConfig, tc *taskConfig) (t *task, err erro
 		}
 	}
 	spec.Kernel, spec.Initrd = tc.Kernel, tc.Initrd
+	if err := checkBridgePorts(tc.Bridges, cfg.Env); err != nil {
+		return nil, err
+	}
 	for _, b := range tc.Bridges {
 		spec.Bridges = append(spec.Bridges, b.Name)
 	}
