@@ -249,8 +249,15 @@ func (s *httpServer) jobSummary(w http.ResponseWriter, r *http.Request) (any, er
 	if err != nil {
 		return nil, err
 	}
+	q, err := s.parseQuery(r) // getJob took it already: no error here
+	if err != nil {
+		return nil, err
+	}
+	// The allocations as consistently as the job was read: from the leader
+	// unless the request says ?stale (a follower's copy may lag). Not
+	// blocking again: getJob blocked on the job's index.
 	args := structs.JobSpecificRequest{JobID: job.ID, QueryOptions: structs.QueryOptions{
-		Region: job.Region, Namespace: job.Namespace, AllowStale: true, AuthToken: requestToken(r),
+		Region: job.Region, Namespace: job.Namespace, AllowStale: q.AllowStale, AuthToken: requestToken(r),
 	}}
 	var reply structs.JobAllocationsResponse
 	if err := s.RPC.RPC(structs.JobAllocationsRPC, &args, &reply); err != nil {
