@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/nomadish/nomadish/drivers/base"
+	"github.com/nomadish/nomadish/drivers/drivertest"
 )
 
 // TestDiscoverAfterStateLoss: a new plugin that was given no handle (the
@@ -49,7 +50,7 @@ func TestDiscoverAfterStateLoss(t *testing.T) {
 	if err := os.WriteFile(cfg.AllocDir+"/go", nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if res := wait(t, d2, cfg.ID, 20*time.Second); res.ExitCode != 3 {
+	if res := drivertest.WaitExit(t, d2, cfg.ID, 20*time.Second); res.ExitCode != 3 {
 		t.Fatalf("exit of the discovered task = %+v, want code 3", res)
 	}
 	if _, err := disc.DiscoverTask(&fresh); !errors.Is(err, base.ErrTaskNotFound) {

@@ -21,6 +21,7 @@ import (
 	"github.com/nomadish/nomadish/drivers/catalog"
 	"github.com/nomadish/nomadish/drivers/docker"
 	"github.com/nomadish/nomadish/drivers/docker/dockertest"
+	"github.com/nomadish/nomadish/drivers/drivertest"
 )
 
 // TestMain lets the test binary serve as the plugin, as in package drivers.
@@ -100,33 +101,6 @@ func newDriver(t *testing.T) base.Driver {
 	return d
 }
 
-func wait(t *testing.T, d base.Driver, id string, within time.Duration) *base.ExitResult {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), within)
-	defer cancel()
-	ch, err := d.WaitTask(ctx, id)
-	if err != nil {
-		t.Fatalf("WaitTask: %v", err)
-	}
-	res, ok := <-ch
-	if !ok {
-		t.Fatalf("task %s did not exit within %v", id, within)
-	}
-	return res
-}
-
-// readLogs concatenates <path>.0, .1, ...
-func readLogs(path string) string {
-	var b strings.Builder
-	for i := 0; ; i++ {
-		data, err := os.ReadFile(fmt.Sprintf("%s.%d", path, i))
-		if err != nil {
-			return b.String()
-		}
-		b.Write(data)
-	}
-}
-
 func containerID(t *testing.T, d base.Driver, id string) string {
 	t.Helper()
 	st, err := d.InspectTask(id)
@@ -146,14 +120,14 @@ func TestStartWaitExitCodeLogsDestroy(t *testing.T) {
 	if _, err := d.StartTask(cfg); !errors.Is(err, base.ErrTaskExists) {
 		t.Fatalf("second StartTask: %v, want ErrTaskExists", err)
 	}
-	res := wait(t, d, cfg.ID, 20*time.Second)
+	res := drivertest.WaitExit(t, d, cfg.ID, 20*time.Second)
 	if res.ExitCode != 3 || res.OOMKilled || res.Err != nil {
 		t.Fatalf("exit = %+v, want code 3", res)
 	}
-	if got := readLogs(cfg.StdoutPath); got != "out hi dir=/alloc\n" {
+	if got := drivertest.ReadLog(cfg.StdoutPath); got != "out hi dir=/alloc\n" {
 		t.Errorf("stdout log = %q", got)
 	}
-	if got := readLogs(cfg.StderrPath); got != "err\n" {
+	if got := drivertest.ReadLog(cfg.StderrPath); got != "err\n" {
 		t.Errorf("stderr log = %q", got)
 	}
 	cli := engineClient(t)
@@ -193,13 +167,13 @@ func TestStopTrappedSignalThenKillAfterTimeout(t *testing.T) {
 	if err := d.StopTask(graceful.ID, 10*time.Second, "SIGINT"); err != nil {
 		t.Fatal(err)
 	}
-	if res := wait(t, d, graceful.ID, time.Second); res.ExitCode != 0 {
+	if res := drivertest.WaitExit(t, d, graceful.ID, time.Second); res.ExitCode != 0 {
 		t.Errorf("graceful exit = %+v, want 0", res)
 	}
 	if el := time.Since(start); el > 5*time.Second {
 		t.Errorf("graceful stop took %v", el)
 	}
-	if got := readLogs(graceful.StdoutPath); !strings.Contains(got, "got-int") {
+	if got := drivertest.ReadLog(graceful.StdoutPath); !strings.Contains(got, "got-int") {
 		t.Errorf("graceful log %q lacks got-int", got)
 	}
 	start = time.Now()
@@ -207,7 +181,7 @@ func TestStopTrappedSignalThenKillAfterTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	el := time.Since(start)
-	if res := wait(t, d, stubborn.ID, time.Second); res.ExitCode != 137 {
+	if res := drivertest.WaitExit(t, d, stubborn.ID, time.Second); res.ExitCode != 137 {
 		t.Errorf("stubborn exit = %+v, want 137 (SIGKILL)", res)
 	}
 	if el < 2*time.Second || el > 8*time.Second {
@@ -221,9 +195,9 @@ func TestStopTrappedSignalThenKillAfterTimeout(t *testing.T) {
 func waitForLog(t *testing.T, path, want string) {
 	t.Helper()
 	deadline := time.Now().Add(15 * time.Second)
-	for !strings.Contains(readLogs(path), want) {
+	for !strings.Contains(drivertest.ReadLog(path), want) {
 		if time.Now().After(deadline) {
-			t.Fatalf("%q not in %s: %q", want, path, readLogs(path))
+			t.Fatalf("%q not in %s: %q", want, path, drivertest.ReadLog(path))
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -318,7 +292,7 @@ func TestOOMKilledFromEngine(t *testing.T) {
 	if _, err := d.StartTask(cfg); err != nil {
 		t.Fatal(err)
 	}
-	res := wait(t, d, cfg.ID, 30*time.Second)
+	res := drivertest.WaitExit(t, d, cfg.ID, 30*time.Second)
 	if !res.OOMKilled || res.Successful() {
 		t.Fatalf("exit = %+v, want OOMKilled", res)
 	}
@@ -341,10 +315,10 @@ func TestVolumesAndMounts(t *testing.T) {
 	if _, err := d.StartTask(cfg); err != nil {
 		t.Fatal(err)
 	}
-	if res := wait(t, d, cfg.ID, 20*time.Second); res.ExitCode != 0 {
-		t.Fatalf("exit %+v, stderr %q", res, readLogs(cfg.StderrPath))
+	if res := drivertest.WaitExit(t, d, cfg.ID, 20*time.Second); res.ExitCode != 0 {
+		t.Fatalf("exit %+v, stderr %q", res, drivertest.ReadLog(cfg.StderrPath))
 	}
-	if got := readLogs(cfg.StdoutPath); got != "from-volume\nfrom-volume\nw\nro-refused\n" {
+	if got := drivertest.ReadLog(cfg.StdoutPath); got != "from-volume\nfrom-volume\nw\nro-refused\n" {
 		t.Errorf("stdout %q", got)
 	}
 	cfg2 := shTask(t, "true")

@@ -13,6 +13,7 @@ import (
 
 	"github.com/nomadish/nomadish/drivers/base"
 	"github.com/nomadish/nomadish/drivers/docker"
+	"github.com/nomadish/nomadish/drivers/drivertest"
 	"github.com/nomadish/nomadish/drivers/internal/netns"
 )
 
@@ -68,10 +69,10 @@ func TestInfraContainerHoldsGroupNetwork(t *testing.T) {
 	if _, err := d.StartTask(cfg); err != nil {
 		t.Fatal(err)
 	}
-	if res := wait(t, d, cfg.ID, 30*time.Second); !res.Successful() {
-		t.Fatalf("exit %+v: %s", res, readLogs(cfg.StderrPath))
+	if res := drivertest.WaitExit(t, d, cfg.ID, 30*time.Second); !res.Successful() {
+		t.Fatalf("exit %+v: %s", res, drivertest.ReadLog(cfg.StderrPath))
 	}
-	out := readLogs(cfg.StdoutPath)
+	out := drivertest.ReadLog(cfg.StdoutPath)
 	for _, want := range []string{fmt.Sprintf("net:[%d]", ino), "web-7", "links=1"} {
 		if !strings.Contains(out, want) {
 			t.Fatalf("task output %q lacks %q", out, want)

@@ -11,6 +11,7 @@ import (
 	"github.com/nomadish/nomadish/drivers"
 	"github.com/nomadish/nomadish/drivers/base"
 	"github.com/nomadish/nomadish/drivers/docker"
+	"github.com/nomadish/nomadish/drivers/drivertest"
 )
 
 // launch runs the docker driver as a plugin subprocess of the test binary.
@@ -56,10 +57,10 @@ func TestRecoverAfterPluginRestart(t *testing.T) {
 	if err := os.WriteFile(cfg.AllocDir+"/go", nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if res := wait(t, d2, cfg.ID, 20*time.Second); res.ExitCode != 7 || res.Err != nil {
+	if res := drivertest.WaitExit(t, d2, cfg.ID, 20*time.Second); res.ExitCode != 7 || res.Err != nil {
 		t.Fatalf("exit after recovery = %+v, want code 7", res)
 	}
-	if got := readLogs(cfg.StdoutPath); got != "before\nafter\n" {
+	if got := drivertest.ReadLog(cfg.StdoutPath); got != "before\nafter\n" {
 		t.Errorf("stdout across the restart = %q, want before and after once each", got)
 	}
 	if err := d2.DestroyTask(cfg.ID, false); err != nil {
@@ -78,12 +79,12 @@ func TestRecoverExitedContainer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wait(t, d1, cfg.ID, 20*time.Second)
+	drivertest.WaitExit(t, d1, cfg.ID, 20*time.Second)
 	d2 := newDriver(t)
 	if err := d2.RecoverTask(h); err != nil {
 		t.Fatal(err)
 	}
-	if res := wait(t, d2, cfg.ID, 10*time.Second); res.ExitCode != 5 {
+	if res := drivertest.WaitExit(t, d2, cfg.ID, 10*time.Second); res.ExitCode != 5 {
 		t.Fatalf("recovered exit = %+v, want 5", res)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

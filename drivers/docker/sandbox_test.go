@@ -14,6 +14,7 @@ import (
 
 	"github.com/nomadish/nomadish/drivers/base"
 	"github.com/nomadish/nomadish/drivers/docker"
+	"github.com/nomadish/nomadish/drivers/drivertest"
 )
 
 // allocContainers counts the containers of an allocation, running or not.
@@ -56,8 +57,8 @@ func TestTraversalVolumesRefusedByTheRealEngine(t *testing.T) {
 	if _, err := d.StartTask(cfg); err != nil {
 		t.Fatal(err)
 	}
-	if res := wait(t, d, cfg.ID, 20*time.Second); res.ExitCode != 0 {
-		t.Fatalf("exit %+v, stderr %q", res, readLogs(cfg.StderrPath))
+	if res := drivertest.WaitExit(t, d, cfg.ID, 20*time.Second); res.ExitCode != 0 {
+		t.Fatalf("exit %+v, stderr %q", res, drivertest.ReadLog(cfg.StderrPath))
 	}
 	if b, err := os.ReadFile(filepath.Join(cfg.AllocDir, "data", "f")); err != nil || string(b) != "in\n" {
 		t.Errorf("file written through the shared volume: %q %v", b, err)
@@ -75,8 +76,8 @@ func TestSymlinkMadeByTheTaskIsNotFollowedOut(t *testing.T) {
 	if _, err := d.StartTask(first); err != nil {
 		t.Fatal(err)
 	}
-	if res := wait(t, d, first.ID, 20*time.Second); res.ExitCode != 0 {
-		t.Fatalf("exit %+v, stderr %q", res, readLogs(first.StderrPath))
+	if res := drivertest.WaitExit(t, d, first.ID, 20*time.Second); res.ExitCode != 0 {
+		t.Fatalf("exit %+v, stderr %q", res, drivertest.ReadLog(first.StderrPath))
 	}
 	if _, err := os.Lstat(filepath.Join(first.AllocDir, "data", "root")); err != nil {
 		t.Fatalf("the task's symlink is not there: %v", err)

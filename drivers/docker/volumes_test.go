@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/nomadish/nomadish/drivers/base"
+	"github.com/nomadish/nomadish/drivers/drivertest"
 )
 
 // Host volumes are bound into the container at their destination, outside
@@ -26,10 +27,10 @@ func TestHostVolumeBinds(t *testing.T) {
 	if _, err := d.StartTask(cfg); err != nil {
 		t.Fatal(err)
 	}
-	if res := wait(t, d, cfg.ID, 20*time.Second); res.ExitCode != 0 {
-		t.Fatalf("exit %+v, stderr %q", res, readLogs(cfg.StderrPath))
+	if res := drivertest.WaitExit(t, d, cfg.ID, 20*time.Second); res.ExitCode != 0 {
+		t.Fatalf("exit %+v, stderr %q", res, drivertest.ReadLog(cfg.StderrPath))
 	}
-	if got := readLogs(cfg.StdoutPath); got != "from-host\nro-refused\nrw-ok\n" {
+	if got := drivertest.ReadLog(cfg.StdoutPath); got != "from-host\nro-refused\nrw-ok\n" {
 		t.Errorf("stdout %q", got)
 	}
 	if b, _ := os.ReadFile(filepath.Join(ro, "f")); string(b) != "from-host\n" {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/nomadish/nomadish/drivers/base"
+	"github.com/nomadish/nomadish/drivers/drivertest"
 	"github.com/nomadish/nomadish/drivers/internal/handlefile"
 )
 
@@ -71,7 +72,7 @@ func TestDiscoverTask(t *testing.T) {
 	}
 
 	os.WriteFile(filepath.Join(cfg.TaskDir, "go"), nil, 0o644)
-	wait(t, b, cfg.ID, 10*time.Second)
+	drivertest.WaitExit(t, b, cfg.ID, 10*time.Second)
 	if _, err := newDriver(t).DiscoverTask(&fresh); !errors.Is(err, base.ErrTaskNotFound) {
 		t.Fatalf("exited task: %v", err)
 	}

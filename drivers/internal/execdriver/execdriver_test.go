@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/nomadish/nomadish/drivers/base"
+	"github.com/nomadish/nomadish/drivers/drivertest"
 )
 
 func newDriver(t *testing.T) *Driver {
@@ -33,40 +34,13 @@ func shTask(t *testing.T, script string) *base.TaskConfig {
 	}
 }
 
-func wait(t *testing.T, d base.Driver, id string, within time.Duration) *base.ExitResult {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), within)
-	defer cancel()
-	ch, err := d.WaitTask(ctx, id)
-	if err != nil {
-		t.Fatalf("WaitTask: %v", err)
-	}
-	res, ok := <-ch
-	if !ok {
-		t.Fatalf("task %s did not exit within %v", id, within)
-	}
-	return res
-}
-
-// readLogs concatenates <path>.0, .1, ...
-func readLogs(path string) string {
-	var b strings.Builder
-	for i := 0; ; i++ {
-		data, err := os.ReadFile(fmt.Sprintf("%s.%d", path, i))
-		if err != nil {
-			return b.String()
-		}
-		b.Write(data)
-	}
-}
-
 // waitForLog polls a real process's log until it contains s.
 func waitForLog(t *testing.T, path, s string) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(readLogs(path), s) {
+	for !strings.Contains(drivertest.ReadLog(path), s) {
 		if time.Now().After(deadline) {
-			t.Fatalf("log %s never contained %q; has %q", path, s, readLogs(path))
+			t.Fatalf("log %s never contained %q; has %q", path, s, drivertest.ReadLog(path))
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -82,15 +56,15 @@ func TestStartWaitExitCodeAndLogs(t *testing.T) {
 	if h.State != base.TaskStateRunning || len(h.DriverState) == 0 || h.Config != cfg {
 		t.Fatalf("bad handle %+v", h)
 	}
-	res := wait(t, d, cfg.ID, 10*time.Second)
+	res := drivertest.WaitExit(t, d, cfg.ID, 10*time.Second)
 	if res.ExitCode != 3 || res.Signal != 0 || res.Err != nil || res.Successful() {
 		t.Fatalf("result = %+v, want exit 3", res)
 	}
 	// Logs are complete as soon as the exit is reported: no polling.
-	if got, want := readLogs(cfg.StdoutPath), "hi from "+cfg.TaskDir+"\n"; got != want {
+	if got, want := drivertest.ReadLog(cfg.StdoutPath), "hi from "+cfg.TaskDir+"\n"; got != want {
 		t.Errorf("stdout = %q, want %q", got, want)
 	}
-	if got := readLogs(cfg.StderrPath); got != "oops\n" {
+	if got := drivertest.ReadLog(cfg.StderrPath); got != "oops\n" {
 		t.Errorf("stderr = %q", got)
 	}
 	st, err := d.InspectTask(cfg.ID)
@@ -159,12 +133,12 @@ func TestStopEscalatesToSIGKILL(t *testing.T) {
 	if el := time.Since(start); el < 300*time.Millisecond || el > 5*time.Second {
 		t.Errorf("stop took %v, want about the 300ms timeout", el)
 	}
-	res := wait(t, d, cfg.ID, time.Second)
+	res := drivertest.WaitExit(t, d, cfg.ID, time.Second)
 	if res.Signal != int(syscall.SIGKILL) {
 		t.Fatalf("result = %+v, want killed by SIGKILL", res)
 	}
-	if !strings.Contains(readLogs(cfg.StdoutPath), "got-term") {
-		t.Errorf("task never saw SIGTERM: %q", readLogs(cfg.StdoutPath))
+	if !strings.Contains(drivertest.ReadLog(cfg.StdoutPath), "got-term") {
+		t.Errorf("task never saw SIGTERM: %q", drivertest.ReadLog(cfg.StdoutPath))
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for syscall.Kill(child, 0) == nil {
@@ -191,11 +165,11 @@ func TestStopWithSignalTheTaskHandles(t *testing.T) {
 	if err := d.StopTask(cfg.ID, 10*time.Second, "INT"); err != nil {
 		t.Fatal(err)
 	}
-	res := wait(t, d, cfg.ID, time.Second)
+	res := drivertest.WaitExit(t, d, cfg.ID, time.Second)
 	if !res.Successful() {
 		t.Fatalf("result = %+v, want clean exit", res)
 	}
-	if got := readLogs(cfg.StdoutPath); got != "ready\nbye\n" {
+	if got := drivertest.ReadLog(cfg.StdoutPath); got != "ready\nbye\n" {
 		t.Errorf("stdout = %q", got)
 	}
 	if err := d.StopTask(cfg.ID, time.Second, "BOGUS"); err == nil {
@@ -215,7 +189,7 @@ func TestLogsRotatedAndComplete(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.DestroyTask(cfg.ID, true)
-	res := wait(t, d, cfg.ID, 20*time.Second)
+	res := drivertest.WaitExit(t, d, cfg.ID, 20*time.Second)
 	if !res.Successful() {
 		t.Fatalf("result %+v", res)
 	}
@@ -223,7 +197,7 @@ func TestLogsRotatedAndComplete(t *testing.T) {
 	for i := 1; i <= 400000; i++ {
 		fmt.Fprintf(&want, "%d\n", i)
 	}
-	got := readLogs(cfg.StdoutPath)
+	got := drivertest.ReadLog(cfg.StdoutPath)
 	if got != want.String() {
 		t.Fatalf("stdout has %d bytes, want %d", len(got), want.Len())
 	}
@@ -289,11 +263,11 @@ func TestRecoverTask(t *testing.T) {
 		t.Fatalf("inspect recovered = %+v, %v", st, err)
 	}
 	os.WriteFile(filepath.Join(cfg.TaskDir, "go"), nil, 0o644)
-	res := wait(t, b, cfg.ID, 10*time.Second)
+	res := drivertest.WaitExit(t, b, cfg.ID, 10*time.Second)
 	if !errors.Is(res.Err, base.ErrExitCodeUnknown) {
 		t.Fatalf("recovered result = %+v, want ErrExitCodeUnknown", res)
 	}
-	if got := readLogs(cfg.StdoutPath); got != "one\ntwo\n" {
+	if got := drivertest.ReadLog(cfg.StdoutPath); got != "one\ntwo\n" {
 		t.Errorf("stdout across recovery = %q", got)
 	}
 	if err := b.DestroyTask(cfg.ID, false); err != nil {
@@ -304,7 +278,7 @@ func TestRecoverTask(t *testing.T) {
 	if err := c.RecoverTask(h); err != nil {
 		t.Fatal(err)
 	}
-	if res := wait(t, c, cfg.ID, 5*time.Second); !errors.Is(res.Err, base.ErrExitCodeUnknown) {
+	if res := drivertest.WaitExit(t, c, cfg.ID, 5*time.Second); !errors.Is(res.Err, base.ErrExitCodeUnknown) {
 		t.Fatalf("gone task result = %+v", res)
 	}
 	if err := c.RecoverTask(&base.TaskHandle{Config: &base.TaskConfig{ID: "x"}, DriverState: []byte("{")}); err == nil {
